@@ -1,0 +1,134 @@
+// Package briefing executes the tool operations of one briefing (SPEC
+// section 2): a client's store of results, its step budget, and the lookups
+// between them, with the checks of SPEC section 4 in their order. It knows
+// nothing of MCP: the server decodes arguments into the types here and
+// encodes the answers.
+package briefing
+
+import (
+	"strings"
+	"sync"
+
+	"loom-results/errcode"
+	"loom-results/limits"
+	"loom-results/results"
+	"loom-results/workspace"
+)
+
+// Context is the context policy of SPEC section 7.
+type Context string
+
+// The context policies.
+const (
+	Legacy  Context = "legacy"
+	Bounded Context = "bounded"
+)
+
+// Options configure a briefing.
+type Options struct {
+	Limits  limits.Config
+	Context Context
+	Root    *workspace.Root
+	Quota   *results.Quota // shared by the briefings of a process
+}
+
+// Briefing is the state of one client. Its methods must be called inside Do,
+// which runs one call at a time in the order callers arrive at it.
+type Briefing struct {
+	mu     sync.Mutex
+	opts   Options
+	store  *results.Store
+	budget *limits.Budget
+}
+
+// New returns an empty briefing in step 1.
+func New(opts Options) *Briefing {
+	if opts.Context == "" {
+		opts.Context = Legacy
+	}
+	return &Briefing{
+		opts:   opts,
+		store:  results.NewStore(opts.Limits, opts.Quota),
+		budget: limits.NewBudget(opts.Limits),
+	}
+}
+
+// Do runs fn as one call of the briefing, after every call that entered Do
+// before it has finished.
+func (b *Briefing) Do(fn func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fn()
+}
+
+// Close frees the briefing's store; it must not be used afterwards.
+func (b *Briefing) Close() {
+	b.Do(b.store.Close)
+}
+
+// Budget returns the step budget as answers report it.
+func (b *Briefing) Budget() limits.Snapshot { return b.budget.Snapshot() }
+
+// StartLookup counts a lookup call and runs its first checks: a refused step
+// (step_refused), then the lookup count (lookup_limit). Every lookup tool
+// calls it before it looks at its arguments.
+func (b *Briefing) StartLookup() *errcode.Error { return b.budget.StartLookup() }
+
+// Stepped is the answer of BeginStep.
+type Stepped struct {
+	Step   int64
+	Limits []limits.Limit
+}
+
+// BeginStep ends the current step and starts the next with a fresh budget.
+func (b *Briefing) BeginStep() Stepped {
+	return Stepped{Step: b.budget.BeginStep(), Limits: b.opts.Limits.Step()}
+}
+
+// Ref names a result, with an optional digest prefix (SPEC section 4).
+type Ref struct {
+	Result string
+	SHA256 *string
+}
+
+// Check validates the digest's form: 12 to 64 hex digits, either case.
+func (r Ref) Check() *errcode.Error {
+	if r.SHA256 == nil {
+		return nil
+	}
+	d := *r.SHA256
+	if len(d) < 12 || len(d) > 64 || strings.IndexFunc(d, notHex) >= 0 {
+		return errcode.New(errcode.InvalidArgument,
+			"sha256 %q is not 12 to 64 hex digits (a prefix of the result's digest)", d)
+	}
+	return nil
+}
+
+func notHex(c rune) bool {
+	return !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F')
+}
+
+// resolve finds the referenced result and checks its digest: unknown_result,
+// then digest_mismatch.
+func (b *Briefing) resolve(ref Ref) (*results.Result, *errcode.Error) {
+	r, err := b.store.Get(ref.Result)
+	if err != nil {
+		return nil, err
+	}
+	if ref.SHA256 != nil {
+		full := r.Text.Hex()
+		if !strings.HasPrefix(full, strings.ToLower(*ref.SHA256)) {
+			return nil, errcode.New(errcode.DigestMismatch,
+				"sha256 %s does not match %s, whose digest is %s", short(*ref.SHA256), r.ID, full[:12])
+		}
+	}
+	return r, nil
+}
+
+// short cuts a digest to the 12 hex digits that messages show.
+func short(d string) string {
+	if len(d) > 12 {
+		return strings.ToLower(d[:12])
+	}
+	return strings.ToLower(d)
+}

@@ -1,0 +1,79 @@
+// Command loom-results is an MCP server that keeps tool results for a
+// coding agent to reuse instead of paying for them again. See README.md and
+// SPEC.md for the contract.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"loom-results/briefing"
+	"loom-results/limits"
+	"loom-results/server"
+	"loom-results/workspace"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	var usage usageError
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+		// SIGINT and SIGTERM end the server with status 0 (SPEC section 2).
+	case errors.As(err, &usage):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "loom-results:", err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a bad command line; it exits with status 2.
+type usageError struct{ error }
+
+// run parses args and serves until the input ends or ctx is done.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loom-results", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := limits.Defaults()
+	cfg.Register(fs)
+	root := fs.String("root", "", "the only tree inspect may read (default: the working directory)")
+	context := fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loom-results: unexpected argument %q\n", fs.Arg(0))
+		return usageError{errors.New("unexpected argument")}
+	}
+	policy := briefing.Context(*context)
+	if policy != briefing.Legacy && policy != briefing.Bounded {
+		fmt.Fprintf(stderr, "loom-results: --context %q is not legacy or bounded\n", *context)
+		return usageError{errors.New("bad --context")}
+	}
+	r, err := workspace.Open(*root)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom-results: --root: %v\n", err)
+		return usageError{err}
+	}
+	defer r.Close()
+	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r})
+
+	// Serve on its own goroutine so that a signal ends the process even
+	// while a read of stdin blocks.
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(ctx, stdin, stdout) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
+}

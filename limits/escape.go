@@ -1,0 +1,25 @@
+package limits
+
+// EscapedSize is the measure of SPEC section 6: the length of text as a JSON
+// string literal, quotes included, with only '"', '\' and bytes 0x00-0x1F
+// escaped. \b \f \n \r \t take two bytes, the other 27 controls six
+// (\u00XX); every other byte, DEL, C1 controls and U+2028/2029 included,
+// counts as itself.
+func EscapedSize[T ~string | ~[]byte](text T) int64 {
+	n := int64(len(text)) + 2
+	for i := 0; i < len(text); i++ {
+		n += int64(escapeExtra[text[i]])
+	}
+	return n
+}
+
+// escapeExtra is how many bytes beyond itself each byte adds when escaped.
+var escapeExtra = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = 5
+	}
+	for _, c := range []byte{'\b', '\f', '\n', '\r', '\t', '"', '\\'} {
+		t[c] = 1
+	}
+	return t
+}()

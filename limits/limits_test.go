@@ -1,0 +1,165 @@
+package limits
+
+import (
+	"flag"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"loom-results/errcode"
+)
+
+func TestEscapedSize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		text string
+		want int64
+	}{
+		{"empty is two quotes", "", 2},
+		{"plain ASCII", "abc", 5},
+		{"quote and backslash", `"\`, 6},
+		{"short escapes", "\b\f\n\r\t", 12},
+		{"other controls take six", "\x00\x01\x1f", 20},
+		{"DEL counts as itself", "\x7f", 3},
+		{"C1 control counts as its UTF-8 bytes", "\u0085", 4},
+		{"U+2028 counts as its UTF-8 bytes", "\u2028", 5},
+		{"HTML characters are not escaped", "<>&", 5},
+		{"multi-byte", "héllo", 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, EscapedSize(tt.text))
+			assert.Equal(t, tt.want, EscapedSize([]byte(tt.text)))
+		})
+	}
+}
+
+func TestFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr bool
+		check   func(*testing.T, Config)
+	}{
+		{"defaults", nil, false, func(t *testing.T, c Config) { assert.Equal(t, Defaults(), c) }},
+		{"a value", []string{"--max-lookups", "3"}, false, func(t *testing.T, c Config) { assert.Equal(t, int64(3), c.MaxLookups) }},
+		{"zero allowed", []string{"--max-results", "0"}, false, func(t *testing.T, c Config) { assert.Equal(t, int64(0), c.MaxResults) }},
+		{"negative refused", []string{"--max-lookups", "-1"}, true, nil},
+		{"plus sign refused", []string{"--max-lookups", "+1"}, true, nil},
+		{"hex refused", []string{"--max-lookups", "0x10"}, true, nil},
+		{"not a number", []string{"--preview-bytes", "ten"}, true, nil},
+		{"overflow", []string{"--max-store-bytes", "99999999999999999999"}, true, nil},
+		{"page size zero refused", []string{"--page-size", "0"}, true, nil},
+		{"page size one", []string{"--page-size", "1"}, false, func(t *testing.T, c Config) { assert.Equal(t, int64(1), c.PageSize) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("x", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			c := Defaults()
+			c.Register(fs)
+			err := fs.Parse(tt.args)
+			if tt.wantErr {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestStepLimits(t *testing.T) {
+	t.Parallel()
+	got := map[string]int64{}
+	for _, l := range Defaults().Step() {
+		got[l.Name] = l.Value
+	}
+	assert.Equal(t, map[string]int64{
+		"max_lookups": 8, "max_lookup_bytes": 8192, "max_step_bytes": 65536,
+		"max_expand_bytes": 16777216, "max_result_bytes": 16777216, "max_store_bytes": 67108864,
+		"max_results": 1024, "preview_bytes": 1024, "page_size": 16,
+	}, got)
+}
+
+func TestBudgetLookupCount(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	cfg.MaxLookups = 2
+	b := NewBudget(cfg)
+	require.Nil(t, b.StartLookup())
+	require.Nil(t, b.StartLookup())
+	err := b.StartLookup()
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.LookupLimit, err.Code)
+	snap := b.Snapshot()
+	assert.Equal(t, Snapshot{Step: 1, LookupsUsed: 3, LookupsLeft: 0, BytesLeft: 65536, ExpandBytesLeft: 16777216, Refused: true}, snap)
+
+	err = b.StartLookup()
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.StepRefused, err.Code)
+	assert.Equal(t, int64(4), b.Snapshot().LookupsUsed)
+	assert.Equal(t, errcode.StepRefused, b.CheckEdit().Code)
+
+	assert.Equal(t, int64(2), b.BeginStep())
+	assert.Equal(t, Snapshot{Step: 2, LookupsLeft: 2, BytesLeft: 65536, ExpandBytesLeft: 16777216}, b.Snapshot())
+	assert.Nil(t, b.CheckEdit())
+}
+
+func TestBudgetZeroLookups(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	cfg.MaxLookups = 0
+	b := NewBudget(cfg)
+	assert.Equal(t, errcode.LookupLimit, b.StartLookup().Code)
+}
+
+func TestBudgetCharge(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	cfg.MaxLookupBytes = 10
+	cfg.MaxStepBytes = 20
+	b := NewBudget(cfg)
+
+	size, escaped, err := b.Charge([]byte("a\nb"))
+	require.Nil(t, err)
+	assert.Equal(t, int64(3), size)
+	assert.Equal(t, int64(6), escaped)
+
+	err = b.Fits([]byte("01234567890"))
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.LookupTooLarge, err.Code)
+	assert.Equal(t, map[string]any{"size": int64(11), "limit": int64(10), "bytes_left": int64(14)}, err.Details)
+
+	// 10 UTF-8 bytes pass the first cap; escaped they are 2 + 10*2 = 22 > 14.
+	_, _, err = b.Charge([]byte("\n\n\n\n\n\n\n\n\n\n"))
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
+	assert.Equal(t, map[string]any{"size": int64(22), "limit": int64(20), "bytes_left": int64(14)}, err.Details)
+	assert.Equal(t, int64(6), b.Snapshot().BytesUsed, "a failed charge adds nothing")
+
+	_, escaped, err = b.Charge([]byte("0123456789"))
+	require.Nil(t, err)
+	assert.Equal(t, int64(12), escaped)
+	assert.Equal(t, int64(2), b.Snapshot().BytesLeft)
+	assert.False(t, b.Snapshot().Refused, "cap failures do not refuse the step")
+}
+
+func TestBudgetExpand(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	cfg.MaxExpandBytes = 100
+	b := NewBudget(cfg)
+	require.Nil(t, b.ChargeExpand(60))
+	err := b.ChargeExpand(41)
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
+	assert.Equal(t, int64(60), b.Snapshot().ExpandBytesUsed)
+	assert.Equal(t, int64(40), b.Snapshot().ExpandBytesLeft)
+	require.Nil(t, b.ChargeExpand(40))
+	assert.False(t, b.Snapshot().Refused)
+}

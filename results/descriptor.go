@@ -1,0 +1,80 @@
+package results
+
+import (
+	"loom-results/selectors"
+)
+
+// Descriptor is the structured form of a result that the model is shown
+// instead of its bytes (SPEC section 3). Optional members are nil when a
+// context policy or a listing leaves them out.
+type Descriptor struct {
+	ID              *string `json:"id"`
+	SHA256          string  `json:"sha256"`
+	Bytes           int64   `json:"bytes"`
+	Lines           int64   `json:"lines"`
+	Complete        bool    `json:"complete"`
+	Source          Source  `json:"source"`
+	JSON            *string `json:"json"`
+	Preview         *string `json:"preview,omitempty"`
+	PreviewComplete *bool   `json:"preview_complete,omitempty"`
+	Reused          *bool   `json:"reused,omitempty"`
+	Retained        bool    `json:"retained"`
+	Reason          string  `json:"reason,omitempty"`
+}
+
+// ReasonStoreFull is the reason of a result that did not fit (SPEC 3).
+const ReasonStoreFull = "store_full"
+
+// View chooses which optional members a descriptor shows.
+type View int
+
+// The views of a descriptor.
+const (
+	Full    View = iota // legacy context: preview, preview_complete, reused
+	Compact             // bounded context (SPEC 7): no preview, no preview_complete
+	Listed              // list_results (SPEC 5): no preview, preview_complete or reused
+)
+
+// Describe returns the descriptor of t as Retain kept it (or did not).
+func Describe(t *Text, complete bool, src Source, got Retained, view View, previewBytes int64) Descriptor {
+	d := Descriptor{
+		SHA256:   t.Hex(),
+		Bytes:    int64(len(t.Data)),
+		Lines:    int64(t.Lines.Count()),
+		Complete: complete,
+		Source:   src,
+		Retained: got.Result != nil,
+	}
+	if t.JSON != "" {
+		typ := string(t.JSON)
+		d.JSON = &typ
+	}
+	if got.Result != nil {
+		d.ID = &got.Result.ID
+	} else {
+		d.Reason = ReasonStoreFull
+	}
+	if view == Full {
+		p, whole := Preview(t.Data, previewBytes)
+		d.Preview, d.PreviewComplete = &p, &whole
+	}
+	if view != Listed {
+		d.Reused = &got.Reused
+	}
+	return d
+}
+
+// Listed returns the descriptor of a retained result as list_results shows it.
+func (r *Result) Listed() Descriptor {
+	return Describe(r.Text, r.Complete, r.Source, Retained{Result: r}, Listed, 0)
+}
+
+// Preview returns the longest prefix of data of at most n bytes that ends on
+// a character boundary, and whether it is the whole of data.
+func Preview(data []byte, n int64) (string, bool) {
+	if int64(len(data)) <= n {
+		return string(data), true
+	}
+	end := selectors.FloorCharBoundary(data, int(n))
+	return string(data[:end]), false
+}

@@ -1,0 +1,102 @@
+// Package results is the store of one briefing (SPEC sections 3, 6 and 7):
+// immutable results under IDs r1, r2, ... that are never reused, their
+// SHA-256 over exactly their bytes, their line and JSON indexes, and the
+// caps on how many and how much they hold. Nothing is ever evicted.
+package results
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+
+	"loom-results/errcode"
+	"loom-results/selectors"
+)
+
+// Source says where a result came from (SPEC section 3). Its JSON form is the
+// descriptor's "source" object; two sources are equal when their JSON forms
+// are.
+type Source struct {
+	Kind string `json:"kind"` // "file", "output" or "edit"
+	// At is the JSON pointer of the expanded node (edit).
+	At *string `json:"at,omitempty"`
+	// Path is the root-relative path (file), or the expanded arguments'
+	// top-level string "path" (edit).
+	Path *string `json:"path,omitempty"`
+	// Label, ExitCode, TimedOut and DroppedBytes describe captured output.
+	Label        *string `json:"label,omitempty"`
+	ExitCode     *int64  `json:"exit_code,omitempty"`
+	TimedOut     *bool   `json:"timed_out,omitempty"`
+	DroppedBytes int64   `json:"dropped_bytes,omitempty"`
+}
+
+// The source kinds.
+const (
+	KindFile   = "file"
+	KindOutput = "output"
+	KindEdit   = "edit"
+)
+
+// Text is a result's bytes with what one pass over them learned: the
+// SHA-256, the line index and the JSON type.
+type Text struct {
+	Data  []byte
+	Sum   [sha256.Size]byte
+	Lines selectors.Lines
+	// JSON is the type of the whole result when it is one strict JSON value
+	// (SPEC section 4.3), else "".
+	JSON selectors.JSONType
+}
+
+// Analyze hashes data, checks that it is UTF-8, indexes its lines and finds
+// its JSON type. The digest runs on its own goroutine, beside the UTF-8 and
+// line pass and then the JSON check, so a large file costs about one hash.
+// data is kept, not copied: the caller must not change it afterwards.
+func Analyze(data []byte) (*Text, *errcode.Error) {
+	t := &Text{Data: data}
+	var wg sync.WaitGroup
+	if len(data) >= parallelHash {
+		wg.Go(func() { t.Sum = sha256.Sum256(data) })
+	} else {
+		t.Sum = sha256.Sum256(data)
+	}
+	lines, err := selectors.ScanText(data)
+	if err == nil {
+		t.Lines = lines
+		if typ, jerr := selectors.ValidateJSON(data); jerr == nil {
+			t.JSON = typ
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// parallelHash is the size from which Analyze hashes on another goroutine;
+// below it a goroutine costs more than it saves.
+const parallelHash = 256 << 10
+
+// Hex returns the full lowercase hex digest.
+func (t *Text) Hex() string { return hex.EncodeToString(t.Sum[:]) }
+
+// Result is one retained result. Everything but the lazily built JSON index
+// is fixed once it is stored.
+type Result struct {
+	ID       string
+	Text     *Text
+	Complete bool
+	Source   Source
+
+	jsonOnce sync.Once
+	jsonIdx  *selectors.JSONIndex
+	jsonErr  *errcode.Error
+}
+
+// JSON returns the result's JSON index, built by one scan at the first
+// pointer lookup and reused by every later one.
+func (r *Result) JSON() (*selectors.JSONIndex, *errcode.Error) {
+	r.jsonOnce.Do(func() { r.jsonIdx, r.jsonErr = selectors.IndexJSON(r.Text.Data) })
+	return r.jsonIdx, r.jsonErr
+}

@@ -1,0 +1,151 @@
+package results
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync"
+
+	"loom-results/errcode"
+	"loom-results/limits"
+)
+
+// Quota is the process-wide cap on the bytes of all briefings together
+// (--max-total-bytes). It is safe for concurrent use.
+type Quota struct {
+	mu    sync.Mutex
+	limit int64
+	used  int64
+}
+
+// NewQuota returns a quota of limit bytes.
+func NewQuota(limit int64) *Quota { return &Quota{limit: limit} }
+
+func (q *Quota) reserve(n int64) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n > q.limit-q.used {
+		return false
+	}
+	q.used += n
+	return true
+}
+
+func (q *Quota) release(n int64) {
+	q.mu.Lock()
+	q.used -= n
+	q.mu.Unlock()
+}
+
+// Used returns the bytes reserved by all stores.
+func (q *Quota) Used() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.used
+}
+
+// Store holds the results of one briefing. It is not safe for concurrent
+// use: a briefing executes one call at a time.
+type Store struct {
+	cfg     limits.Config
+	quota   *Quota
+	results []*Result
+	byKey   map[string]*Result
+	bytes   int64
+}
+
+// NewStore returns an empty store under cfg's caps, sharing quota with the
+// other briefings of the process (nil for none).
+func NewStore(cfg limits.Config, quota *Quota) *Store {
+	if quota == nil {
+		quota = NewQuota(cfg.MaxTotalBytes)
+	}
+	return &Store{cfg: cfg, quota: quota, byKey: make(map[string]*Result)}
+}
+
+// Config returns the caps the store enforces.
+func (s *Store) Config() limits.Config { return s.cfg }
+
+// Close gives the store's bytes back to the process-wide quota. The store
+// must not be used afterwards.
+func (s *Store) Close() {
+	s.quota.release(s.bytes)
+	s.bytes = 0
+	s.results, s.byKey = nil, nil
+}
+
+// Retained is the outcome of Retain.
+type Retained struct {
+	Result *Result // nil when the store is full
+	Reused bool    // an equal result was already retained
+}
+
+// Retain keeps t as a result, or returns the retained result with the same
+// digest, completeness and source (SPEC section 3: reused, no capacity used).
+// When t does not fit (the result, store, count or process caps), Result is
+// nil and the caller answers as its context policy says (SPEC section 7).
+func (s *Store) Retain(t *Text, complete bool, src Source) Retained {
+	key := reuseKey(t, complete, src)
+	if r, ok := s.byKey[key]; ok {
+		return Retained{Result: r, Reused: true}
+	}
+	n := int64(len(t.Data))
+	if n > s.cfg.MaxResultBytes || int64(len(s.results)) >= s.cfg.MaxResults ||
+		n > s.cfg.MaxStoreBytes-s.bytes || !s.quota.reserve(n) {
+		return Retained{}
+	}
+	s.bytes += n
+	r := &Result{ID: "r" + strconv.Itoa(len(s.results)+1), Text: t, Complete: complete, Source: src}
+	s.results = append(s.results, r)
+	s.byKey[key] = r
+	return Retained{Result: r}
+}
+
+func reuseKey(t *Text, complete bool, src Source) string {
+	b, _ := json.Marshal(src) // a struct of strings, integers and bools always marshals
+	return string(t.Sum[:]) + strconv.FormatBool(complete) + string(b)
+}
+
+// Get returns the result with the given ID, or unknown_result.
+func (s *Store) Get(id string) (*Result, *errcode.Error) {
+	// IDs are "r" and the 1-based position, so no map is needed.
+	if i, ok := idNumber(id); ok && i <= len(s.results) {
+		return s.results[i-1], nil
+	}
+	return nil, errcode.New(errcode.UnknownResult, "no result %q in this briefing%s", id, s.known())
+}
+
+// idNumber returns n for an ID "rN" with N a decimal without sign or
+// leading zeros.
+func idNumber(id string) (int, bool) {
+	if len(id) < 2 || len(id) > 11 || id[0] != 'r' || id[1] == '0' {
+		return 0, false
+	}
+	n := 0
+	for _, c := range []byte(id[1:]) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func (s *Store) known() string {
+	switch len(s.results) {
+	case 0:
+		return "; it holds none yet"
+	case 1:
+		return "; it holds r1"
+	}
+	return "; it holds r1-r" + strconv.Itoa(len(s.results))
+}
+
+// Len returns the number of retained results.
+func (s *Store) Len() int { return len(s.results) }
+
+// Results returns the retained results, oldest first. The slice must not be
+// changed.
+func (s *Store) Results() []*Result { return s.results }
+
+// Bytes returns the bytes the store holds.
+func (s *Store) Bytes() int64 { return s.bytes }

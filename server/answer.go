@@ -1,0 +1,91 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"loom-results/briefing"
+	"loom-results/errcode"
+	"loom-results/limits"
+)
+
+// success is a tool result: text for the model, structured for the client.
+func success(text string, structured any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(text)},
+		StructuredContent: structured,
+	}
+}
+
+// failure is the error shape of SPEC section 8: isError, the structured
+// {"error": {...}, "budget"?} and the one-line text "error <code>: <message>".
+func failure(err *errcode.Error, budget *limits.Snapshot) *mcp.CallToolResult {
+	body := struct {
+		Error  json.RawMessage  `json:"error"`
+		Budget *limits.Snapshot `json:"budget,omitempty"`
+	}{errorJSON(err), budget}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(err.Error())},
+		StructuredContent: body,
+		IsError:           true,
+	}
+}
+
+// errorJSON renders an error as {"code", "message", ...details}, details in
+// name order; a cause is rendered the same way.
+func errorJSON(err *errcode.Error) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"code":`)
+	b.Write(marshal(err.Code))
+	b.WriteString(`,"message":`)
+	b.Write(marshal(err.Msg))
+	keys := make([]string, 0, len(err.Details))
+	for k := range err.Details {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.WriteByte(',')
+		b.Write(marshal(k))
+		b.WriteByte(':')
+		if cause, ok := err.Details[k].(*errcode.Error); ok {
+			b.Write(errorJSON(cause))
+		} else {
+			b.Write(marshal(err.Details[k]))
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func marshal(v any) []byte {
+	out, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // details are strings and integers
+	}
+	return out
+}
+
+// lookup runs a lookup tool (SPEC section 4's order): the budget's first
+// checks, then the arguments, then run. Every answer carries the budget.
+func lookup[A any](b *briefing.Briefing, raw json.RawMessage, run func(A) (text string, structured any, err *errcode.Error)) *mcp.CallToolResult {
+	fail := func(err *errcode.Error) *mcp.CallToolResult {
+		snap := b.Budget()
+		return failure(err, &snap)
+	}
+	if err := b.StartLookup(); err != nil {
+		return fail(err)
+	}
+	var args A
+	if err := decodeArgs(raw, &args); err != nil {
+		return fail(err)
+	}
+	text, structured, err := run(args)
+	if err != nil {
+		return fail(err)
+	}
+	return success(text, structured)
+}

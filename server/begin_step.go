@@ -1,0 +1,60 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"loom-results/briefing"
+	"loom-results/limits"
+)
+
+type beginStepArgs struct{}
+
+// stepAnswer is begin_step's structured content: the new step and the nine
+// limits of SPEC section 5, by name, in flag order.
+type stepAnswer struct {
+	Step   int64       `json:"step"`
+	Limits orderedInts `json:"limits"`
+}
+
+// orderedInts marshals as a JSON object that keeps its order.
+type orderedInts []limits.Limit
+
+func (o orderedInts) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, l := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(marshal(l.Name))
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(l.Value, 10))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func beginStepTool(cfg limits.Config) mcpserver.ServerTool {
+	return mcpserver.ServerTool{
+		Tool: mcp.Tool{
+			Name: "begin_step",
+			Description: "Governing client only: end the current step and start the next with a fresh budget " +
+				"(" + strconv.FormatInt(cfg.MaxLookups, 10) + " lookups, " + strconv.FormatInt(cfg.MaxStepBytes, 10) +
+				" escaped bytes, " + strconv.FormatInt(cfg.MaxExpandBytes, 10) + " expanded bytes). Returns the step number and the limits.",
+			RawInputSchema: schema(nil),
+			Annotations:    hints("Begin a step", false),
+		},
+		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+			if err := decodeArgs(raw, &beginStepArgs{}); err != nil {
+				return failure(err, nil)
+			}
+			s := b.BeginStep()
+			return success("step "+strconv.FormatInt(s.Step, 10), stepAnswer{s.Step, s.Limits})
+		}),
+	}
+}

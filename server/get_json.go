@@ -1,0 +1,56 @@
+package server
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"loom-results/briefing"
+	"loom-results/errcode"
+	"loom-results/limits"
+)
+
+type getJSONArgs struct {
+	Result  string  `arg:"result"`
+	SHA256  *string `arg:"sha256"`
+	Pointer string  `arg:"pointer"`
+	As      *string `arg:"as"`
+}
+
+func getJSONTool(cfg limits.Config) mcpserver.ServerTool {
+	return mcpserver.ServerTool{
+		Tool: mcp.Tool{
+			Name: "get_json",
+			Description: "Return one value of a stored strict-JSON result by RFC 6901 pointer (\"\" is the whole document; " +
+				"the #-fragment form is accepted): as \"lexeme\" (default) its exact original text, every digit kept, " +
+				"or as \"string\" a JSON string's decoded text. Duplicate member names on the path fail with ambiguous_json. " +
+				lookupLimits(cfg),
+			RawInputSchema: schema(props(refProps, []prop{
+				{"pointer", `{"type":"string","description":"RFC 6901 JSON pointer, e.g. /dependencies/0/version."}`},
+				{"as", `{"type":"string","enum":["lexeme","string"],"description":"lexeme (default): the value's original text; string: a string's decoded text."}`},
+			}), "result", "pointer"),
+			Annotations: hints("Get a JSON value", false),
+		},
+		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+			return lookup(b, raw, func(a getJSONArgs) (string, any, *errcode.Error) {
+				ref := briefing.Ref{Result: a.Result, SHA256: a.SHA256}
+				if err := ref.Check(); err != nil {
+					return "", nil, err
+				}
+				as := briefing.AsLexeme
+				if a.As != nil {
+					as = *a.As
+				}
+				if err := briefing.CheckAs(as); err != nil {
+					return "", nil, err
+				}
+				sel, err := b.GetJSON(ref, a.Pointer, as)
+				if err != nil {
+					return "", nil, err
+				}
+				return sel.Text, sel, nil
+			})
+		}),
+	}
+}

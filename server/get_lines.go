@@ -1,0 +1,47 @@
+package server
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"loom-results/briefing"
+	"loom-results/errcode"
+	"loom-results/limits"
+)
+
+type getLinesArgs struct {
+	Result string  `arg:"result"`
+	SHA256 *string `arg:"sha256"`
+	First  int64   `arg:"first"`
+	Last   *int64  `arg:"last"`
+}
+
+func getLinesTool(cfg limits.Config) mcpserver.ServerTool {
+	return mcpserver.ServerTool{
+		Tool: mcp.Tool{
+			Name: "get_lines",
+			Description: "Return lines first..last (inclusive, numbered from 1, newlines included) of a stored result; " +
+				"omitted last means the last line. " + lookupLimits(cfg),
+			RawInputSchema: schema(props(refProps, []prop{
+				{"first", `{"type":"integer","minimum":1,"description":"First line, from 1."}`},
+				{"last", `{"type":"integer","minimum":1,"description":"Last line, inclusive (default: the last line)."}`},
+			}), "result", "first"),
+			Annotations: hints("Get lines", false),
+		},
+		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+			return lookup(b, raw, func(a getLinesArgs) (string, any, *errcode.Error) {
+				ref := briefing.Ref{Result: a.Result, SHA256: a.SHA256}
+				if err := ref.Check(); err != nil {
+					return "", nil, err
+				}
+				sel, err := b.GetLines(ref, a.First, a.Last)
+				if err != nil {
+					return "", nil, err
+				}
+				return sel.Text, sel, nil
+			})
+		}),
+	}
+}

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"loom-results/briefing"
+	"loom-results/errcode"
+	"loom-results/limits"
+)
+
+type getRangeArgs struct {
+	Result string  `arg:"result"`
+	SHA256 *string `arg:"sha256"`
+	Start  *int64  `arg:"start"`
+	End    *int64  `arg:"end"`
+}
+
+func getRangeTool(cfg limits.Config) mcpserver.ServerTool {
+	return mcpserver.ServerTool{
+		Tool: mcp.Tool{
+			Name: "get_range",
+			Description: "Return the bytes [start, end) of a stored result (half-open; offsets must lie on UTF-8 character boundaries; " +
+				"omitted start is 0, omitted end the size). " + lookupLimits(cfg),
+			RawInputSchema: schema(props(refProps, []prop{
+				{"start", `{"type":"integer","minimum":0,"description":"First byte (default 0)."}`},
+				{"end", `{"type":"integer","minimum":0,"description":"Byte after the last (default: the size)."}`},
+			}), "result"),
+			Annotations: hints("Get a byte range", false),
+		},
+		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+			return lookup(b, raw, func(a getRangeArgs) (string, any, *errcode.Error) {
+				ref := briefing.Ref{Result: a.Result, SHA256: a.SHA256}
+				if err := ref.Check(); err != nil {
+					return "", nil, err
+				}
+				sel, err := b.GetRange(ref, a.Start, a.End)
+				if err != nil {
+					return "", nil, err
+				}
+				return sel.Text, sel, nil
+			})
+		}),
+	}
+}
+
+// lookupLimits is the sentence every lookup's description ends with.
+func lookupLimits(cfg limits.Config) string {
+	return fmt.Sprintf("A lookup: each step allows %d lookups of at most %d bytes each and %d escaped bytes in all; "+
+		"a refused or spent step needs begin_step.", cfg.MaxLookups, cfg.MaxLookupBytes, cfg.MaxStepBytes)
+}

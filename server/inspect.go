@@ -1,0 +1,66 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"loom-results/briefing"
+	"loom-results/limits"
+	"loom-results/results"
+)
+
+type inspectArgs struct {
+	Paths []string `arg:"paths"`
+}
+
+// inspectEntry is one entry of inspect's "results": a descriptor, or the
+// path's error.
+type inspectEntry struct {
+	*results.Descriptor
+	Path  *string         `json:"path,omitempty"`
+	Error json.RawMessage `json:"error,omitempty"`
+}
+
+func inspectTool(cfg limits.Config) mcpserver.ServerTool {
+	return mcpserver.ServerTool{
+		Tool: mcp.Tool{
+			Name: "inspect",
+			Description: fmt.Sprintf("Read 1 to %d files under the root once and keep their exact bytes for this session. "+
+				"Shows a descriptor per path (ID, sha256, bytes, lines, a preview of at most %d bytes), not the contents; "+
+				"use find and get_lines/get_range/get_json to read what you need. Files over %d bytes are refused (too_large). "+
+				"Not a lookup: it spends no budget.", briefing.MaxPaths, cfg.PreviewBytes, cfg.MaxResultBytes),
+			RawInputSchema: schema([]prop{
+				{"paths", fmt.Sprintf(`{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":%d,"description":"Paths relative to the root (or absolute under it)."}`, briefing.MaxPaths)},
+			}, "paths"),
+			Annotations: hints("Inspect files", true),
+		},
+		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+			var a inspectArgs
+			if err := decodeArgs(raw, &a); err != nil {
+				return failure(err, nil)
+			}
+			if err := briefing.CheckPaths(a.Paths); err != nil {
+				return failure(err, nil)
+			}
+			entries := b.Inspect(a.Paths)
+			var text strings.Builder
+			out := struct {
+				Results []inspectEntry `json:"results"`
+			}{make([]inspectEntry, len(entries))}
+			for i, e := range entries {
+				if e.Err != nil {
+					out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
+					fmt.Fprintf(&text, "%s: %s\n", e.Path, e.Err.Error())
+					continue
+				}
+				out.Results[i] = inspectEntry{Descriptor: e.Descriptor}
+				renderDescriptor(&text, *e.Descriptor)
+			}
+			return success(text.String(), out)
+		}),
+	}
+}

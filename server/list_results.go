@@ -1,0 +1,51 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"loom-results/briefing"
+	"loom-results/errcode"
+	"loom-results/limits"
+)
+
+type listResultsArgs struct {
+	Page     *int64 `arg:"page"`
+	PageSize *int64 `arg:"page_size"`
+}
+
+func listResultsTool(cfg limits.Config) mcpserver.ServerTool {
+	return mcpserver.ServerTool{
+		Tool: mcp.Tool{
+			Name: "list_results",
+			Description: fmt.Sprintf("List the results retained in this session, oldest first, %d a page (page from 0), as compact "+
+				"descriptors without previews. ", cfg.PageSize) + lookupLimits(cfg),
+			RawInputSchema: schema([]prop{
+				{"page", `{"type":"integer","minimum":0,"description":"Page number, from 0 (default 0)."}`},
+				{"page_size", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"description":"Results a page (default %d)."}`, cfg.PageSize, cfg.PageSize)},
+			}),
+			Annotations: hints("List results", false),
+		},
+		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+			return lookup(b, raw, func(a listResultsArgs) (string, any, *errcode.Error) {
+				if a.PageSize != nil {
+					if err := b.CheckPageSize(*a.PageSize); err != nil {
+						return "", nil, err
+					}
+				}
+				page := int64(0)
+				if a.Page != nil {
+					page = *a.Page
+				}
+				p, err := b.ListResults(page, a.PageSize)
+				if err != nil {
+					return "", nil, err
+				}
+				return p.Text, p, nil
+			})
+		}),
+	}
+}

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+
+	"loom-results/results"
+)
+
+// renderDescriptor renders a descriptor as text content: one header line
+// with the facts (a digest as its first 12 hex digits), then the preview,
+// and a closing line when the preview is not the whole result. Example:
+//
+//	r3 file server/tools.go: 48213 bytes, 1204 lines, complete, sha256=0a1b2c3d4e5f, json=object
+//	<preview>
+//	[preview: first 1024 of 48213 bytes]
+func renderDescriptor(b *strings.Builder, d results.Descriptor) {
+	if d.ID != nil {
+		b.WriteString(*d.ID)
+	} else {
+		b.WriteString("(not retained: " + d.Reason + ")")
+	}
+	b.WriteByte(' ')
+	b.WriteString(renderSource(d.Source))
+	b.WriteString(": ")
+	b.WriteString(strconv.FormatInt(d.Bytes, 10) + " bytes, ")
+	b.WriteString(strconv.FormatInt(d.Lines, 10) + " lines, ")
+	if d.Complete {
+		b.WriteString("complete")
+	} else {
+		b.WriteString("incomplete")
+	}
+	b.WriteString(", sha256=" + d.SHA256[:12])
+	if d.JSON != nil {
+		b.WriteString(", json=" + *d.JSON)
+	}
+	if d.Reused != nil && *d.Reused {
+		b.WriteString(", reused")
+	}
+	b.WriteByte('\n')
+	if d.Preview == nil || *d.Preview == "" {
+		return
+	}
+	b.WriteString(*d.Preview)
+	if !*d.PreviewComplete {
+		if !strings.HasSuffix(*d.Preview, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[preview: first " + strconv.Itoa(len(*d.Preview)) + " of " + strconv.FormatInt(d.Bytes, 10) + " bytes]\n")
+	}
+}
+
+// renderSource renders a source compactly: `file a.go`,
+// `output "go test" exit=1 timed_out dropped=120`, `edit /content path=a.go`.
+func renderSource(s results.Source) string {
+	parts := []string{s.Kind}
+	if s.At != nil {
+		parts = append(parts, *s.At)
+	}
+	if s.Path != nil {
+		if s.Kind == results.KindFile {
+			parts = append(parts, *s.Path)
+		} else {
+			parts = append(parts, "path="+*s.Path)
+		}
+	}
+	if s.Label != nil {
+		parts = append(parts, strconv.Quote(*s.Label))
+	}
+	if s.ExitCode != nil {
+		parts = append(parts, "exit="+strconv.FormatInt(*s.ExitCode, 10))
+	}
+	if s.TimedOut != nil && *s.TimedOut {
+		parts = append(parts, "timed_out")
+	}
+	if s.DroppedBytes > 0 {
+		parts = append(parts, "dropped="+strconv.FormatInt(s.DroppedBytes, 10))
+	}
+	return strings.Join(parts, " ")
+}

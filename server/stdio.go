@@ -1,0 +1,144 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// ServeStdio serves one briefing over newline-delimited JSON-RPC on in and
+// out until in ends or ctx is done (SPEC section 2). Messages are handled
+// one at a time, in the order they are read, each answered before the next
+// is read, so at the end of input every request read has been answered. A
+// message over --max-message-bytes, counted without its final "\n" or
+// "\r\n", is answered with JSON-RPC -32600 and id null, and serving goes on.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
+	if err := s.mcp.RegisterSession(ctx, sess); err != nil {
+		return fmt.Errorf("register stdio session: %w", err)
+	}
+	defer s.mcp.UnregisterSession(ctx, sess.SessionID())
+	b := s.newBriefing()
+	defer b.Close()
+	ctx = withBriefing(s.mcp.WithContext(ctx, sess), b)
+
+	r := bufio.NewReaderSize(in, 64<<10)
+	w := bufio.NewWriterSize(out, 64<<10)
+	limit := s.opts.Limits.MaxMessageBytes
+	for ctx.Err() == nil {
+		line, size, err := readLine(r, limit)
+		if len(bytes.TrimSpace(line)) > 0 || size > limit {
+			var resp any
+			if size > limit {
+				resp = oversize(size, limit)
+			} else {
+				resp = s.mcp.HandleMessage(ctx, line)
+			}
+			if err := writeMessages(w, resp, sess.notes); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readLine reads one line and returns it without its final "\n" or "\r\n",
+// and its size so counted. A line over limit is read to its end but not
+// kept: its size alone tells the caller to refuse it.
+func readLine(r *bufio.Reader, limit int64) (line []byte, size int64, err error) {
+	var last2 [2]byte // the line's last two bytes, kept or not
+	for {
+		var chunk []byte
+		chunk, err = r.ReadSlice('\n')
+		size += int64(len(chunk))
+		if size <= limit+2 {
+			line = append(line, chunk...)
+		}
+		for _, c := range chunk[max(0, len(chunk)-2):] {
+			last2 = [2]byte{last2[1], c}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+	}
+	if size > 0 && last2[1] == '\n' {
+		size--
+		if size > 0 && last2[0] == '\r' {
+			size--
+		}
+	}
+	if size > limit {
+		return nil, size, err
+	}
+	return line[:size], size, err
+}
+
+// oversize is the answer to a message over the limit.
+func oversize(size, limit int64) mcp.JSONRPCError {
+	return mcp.JSONRPCError{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      mcp.NewRequestId(nil),
+		Error: mcp.NewJSONRPCErrorDetails(mcp.INVALID_REQUEST,
+			fmt.Sprintf("message of %d bytes is over the %d-byte limit (--max-message-bytes)", size, limit), nil),
+	}
+}
+
+// writeMessages writes resp (when there is one) and any notifications queued
+// meanwhile, one line each, and flushes.
+func writeMessages(w *bufio.Writer, resp any, notes <-chan mcp.JSONRPCNotification) error {
+	write := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode response: %w", err)
+		}
+		b = append(b, '\n')
+		_, err = w.Write(b)
+		return err
+	}
+	if resp != nil && !isNilMessage(resp) {
+		if err := write(resp); err != nil {
+			return err
+		}
+	}
+	for {
+		select {
+		case n := <-notes:
+			if err := write(n); err != nil {
+				return err
+			}
+		default:
+			return w.Flush()
+		}
+	}
+}
+
+// isNilMessage reports a nil mcp.JSONRPCMessage inside an any: the answer
+// to a notification.
+func isNilMessage(v any) bool {
+	m, ok := v.(mcp.JSONRPCMessage)
+	return ok && m == nil
+}
+
+// stdioSession is the one client session of a stdio server.
+type stdioSession struct {
+	notes       chan mcp.JSONRPCNotification
+	initialized atomic.Bool
+}
+
+func (s *stdioSession) SessionID() string                                   { return "stdio" }
+func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
+func (s *stdioSession) Initialize()                                         { s.initialized.Store(true) }
+func (s *stdioSession) Initialized() bool                                   { return s.initialized.Load() }

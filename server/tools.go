@@ -1,0 +1,79 @@
+package server
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"loom-results/limits"
+)
+
+// Tools returns every tool of SPEC section 5, in the order tools/list shows
+// them; descriptions state the limits of cfg.
+func Tools(cfg limits.Config) []mcpserver.ServerTool {
+	return []mcpserver.ServerTool{
+		inspectTool(cfg),
+		findTool(cfg),
+		getLinesTool(cfg),
+		getRangeTool(cfg),
+		getJSONTool(cfg),
+		listResultsTool(cfg),
+		beginStepTool(cfg),
+	}
+}
+
+// hints are a tool's four annotation hints. No tool writes files or runs
+// anything (SPEC section 1), so every tool is read-only, not destructive
+// and closed-world; idempotent says whether a repeated call changes nothing,
+// which lookups do not promise: each one spends the step's budget.
+func hints(title string, idempotent bool) mcp.ToolAnnotation {
+	return mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    mcp.ToBoolPtr(true),
+		DestructiveHint: mcp.ToBoolPtr(false),
+		IdempotentHint:  mcp.ToBoolPtr(idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(false),
+	}
+}
+
+// prop is one property of an input schema.
+type prop struct {
+	name   string
+	schema string // the property's JSON schema
+}
+
+// schema returns an object input schema that allows only the given
+// properties, requiring those named in required.
+func schema(props []prop, required ...string) json.RawMessage {
+	b := []byte(`{"type":"object","properties":{`)
+	for i, p := range props {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, marshal(p.name)...)
+		b = append(b, ':')
+		b = append(b, p.schema...)
+	}
+	b = append(b, `},"additionalProperties":false`...)
+	if len(required) > 0 {
+		b = append(b, `,"required":`...)
+		b = append(b, marshal(required)...)
+	}
+	b = append(b, '}')
+	return b
+}
+
+// refProps are the properties that name a result (SPEC section 4).
+var refProps = []prop{
+	{"result", `{"type":"string","description":"Result ID from a descriptor, e.g. r3."}`},
+	{"sha256", `{"type":"string","pattern":"^[0-9a-fA-F]{12,64}$","description":"Optional prefix (12-64 hex digits) of the result's SHA-256; a mismatch fails with digest_mismatch."}`},
+}
+
+func props(ps ...[]prop) []prop {
+	var out []prop
+	for _, p := range ps {
+		out = append(out, p...)
+	}
+	return out
+}

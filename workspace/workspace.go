@@ -1,0 +1,226 @@
+// Package workspace reads regular files confined to the --root tree.
+//
+// It implements the path rules of SPEC section 5 (inspect): paths are
+// relative to the root or absolute and lexically under it, symbolic links are
+// followed only as Go's os.Root follows them (relative targets that stay
+// inside the root), only regular files are read, and never more than the
+// size limit plus one byte. UTF-8 validation is left to the caller, which
+// does it in the same pass as hashing.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"unicode/utf8"
+
+	"loom-results/errcode"
+)
+
+// Root is the tree that Read may read: an open os.Root and the absolute,
+// cleaned path it was opened with. It is safe for concurrent use.
+type Root struct {
+	root *os.Root
+	dir  string
+}
+
+// escapeErr is the error os.Root returns for a name that leaves the root.
+// The os package does not export it, so Open captures it once by asking an
+// os.Root for "..", which always escapes; comparing by identity keeps the
+// classification independent of the error's text.
+var (
+	escapeOnce sync.Once
+	escapeErr  error
+)
+
+// Open opens dir as the root; "" means the working directory. The root's
+// path is made absolute and cleaned lexically (symbolic links in it are not
+// resolved), since SPEC section 5 defines "lexically under" against that
+// path. It fails if dir does not exist or is not a directory.
+func Open(dir string) (*Root, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("root %q: %w", dir, err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	escapeOnce.Do(func() {
+		_, err := root.Lstat("..")
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			escapeErr = pe.Err
+		}
+	})
+	return &Root{root: root, dir: abs}, nil
+}
+
+// Close closes the root; Read fails with unreadable afterwards.
+func (r *Root) Close() error { return r.root.Close() }
+
+// Dir returns the absolute, cleaned path of the root.
+func (r *Root) Dir() string { return r.dir }
+
+// Read returns the exact bytes of the regular file at path and the path to
+// report: cleaned, slash-separated and relative to the root (for a symbolic
+// link, the link's path, not its target). rel is "" when the path itself is
+// invalid or lexically outside the root, and set for every other error
+// (a symbolic link that escapes reports the link's path).
+//
+// A file larger than maxBytes fails with too_large, and at most maxBytes+1
+// bytes are read in total, whatever the file claims or does while it is
+// read. A negative maxBytes counts as 0. Read never blocks on a FIFO and
+// never opens a device or socket that it can see before opening.
+func (r *Root) Read(path string, maxBytes int64) (data []byte, rel string, err *errcode.Error) {
+	rel, err = r.resolve(path)
+	if err != nil {
+		return nil, "", err
+	}
+	maxBytes = max(maxBytes, 0)
+
+	// Stat before opening so that devices, sockets and FIFOs are refused
+	// without being opened at all: opening some devices has side effects,
+	// and opening a socket fails with ENXIO rather than saying what it is.
+	fi, serr := r.root.Stat(filepath.FromSlash(rel))
+	if serr != nil {
+		return nil, rel, r.classify(rel, serr)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, rel, notRegular(rel, fi.Mode())
+	}
+
+	f, fi, err := r.open(rel)
+	if err != nil {
+		return nil, rel, err
+	}
+	defer f.Close()
+	if fi.Size() > maxBytes {
+		return nil, rel, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, fi.Size(), maxBytes).
+			With("size", fi.Size()).With("limit", maxBytes)
+	}
+
+	// The stat size is only a hint: files in /proc report 0, and a file
+	// may grow or shrink while it is read.
+	data, over, rerr := readBounded(f, fi.Size(), maxBytes)
+	if rerr != nil {
+		return nil, rel, r.classify(rel, rerr)
+	}
+	if over {
+		return nil, rel, errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes", rel, maxBytes).
+			With("limit", maxBytes)
+	}
+	return data, rel, nil
+}
+
+// open opens rel for reading and returns it with its fstat information, or
+// not_regular_file when the opened file is not a regular file. The file may
+// have been replaced since Read's Stat: O_NONBLOCK makes opening a FIFO
+// return at once instead of waiting for a writer, O_NOCTTY keeps a terminal
+// from becoming the process's controlling terminal, and the fstat then
+// refuses whatever was opened if it is not a regular file. Neither flag
+// changes how a regular file is read.
+func (r *Root) open(rel string) (*os.File, fs.FileInfo, *errcode.Error) {
+	f, err := r.root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, r.classify(rel, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, r.classify(rel, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, notRegular(rel, fi.Mode())
+	}
+	return f, fi, nil
+}
+
+// resolve checks path lexically and returns it cleaned, slash-separated and
+// relative to the root ("." for the root itself).
+//
+// The cleaned path is what is opened, so ".." is resolved lexically before
+// any symbolic link is looked at: "link/../a" is "a" whatever link points
+// to, which keeps the reported path and the file read the same.
+func (r *Root) resolve(path string) (string, *errcode.Error) {
+	switch {
+	case path == "":
+		return "", errcode.New(errcode.InvalidArgument, "path is empty")
+	case !utf8.ValidString(path):
+		return "", errcode.New(errcode.InvalidArgument, "path %q is not valid utf-8", path)
+	case strings.IndexByte(path, 0) >= 0:
+		// No file name can hold a NUL byte: the system call would cut the
+		// name there (Go refuses it with EINVAL instead), so it is the
+		// argument that is wrong, not the file that is missing.
+		return "", errcode.New(errcode.InvalidArgument, "path %q contains a nul byte", path)
+	}
+	clean := filepath.Clean(path)
+	if filepath.IsAbs(clean) {
+		rel, err := filepath.Rel(r.dir, clean)
+		if err != nil || !filepath.IsLocal(rel) {
+			return "", errcode.New(errcode.PathOutsideRoot, "path %q is outside the root %q", path, r.dir)
+		}
+		clean = rel
+	} else if !filepath.IsLocal(clean) {
+		return "", errcode.New(errcode.PathOutsideRoot, "path %q leaves the root %q", path, r.dir)
+	}
+	return filepath.ToSlash(clean), nil
+}
+
+// classify turns an error from os.Root or from reading into a SPEC code.
+func (r *Root) classify(rel string, err error) *errcode.Error {
+	switch {
+	case escapeErr != nil && errors.Is(err, escapeErr):
+		return errcode.New(errcode.PathOutsideRoot,
+			"path %q resolves outside the root %q: symbolic links must be relative and stay inside it", rel, r.dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return errcode.New(errcode.NotFound, "file %q not found", rel)
+	case errors.Is(err, syscall.ENOTDIR):
+		// "a.go/b" where a.go is a file: nothing can exist there.
+		return errcode.New(errcode.NotFound, "file %q not found: a parent is not a directory", rel)
+	case errors.Is(err, syscall.ENXIO):
+		// Opening for reading fails with ENXIO only on a socket or a
+		// device without its driver; it is reached only when the file
+		// changed after Stat.
+		return errcode.New(errcode.NotRegularFile, "%q is not a regular file", rel)
+	}
+	return errcode.New(errcode.Unreadable, "cannot read %q: %s", rel, reason(err))
+}
+
+// reason is the system's own text for err, without the operation and path
+// that os adds (those name the root-relative path in os.Root's terms).
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func notRegular(rel string, m fs.FileMode) *errcode.Error {
+	var what string
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a block device"
+	default:
+		what = "of type " + m.Type().String()
+	}
+	return errcode.New(errcode.NotRegularFile, "%q is %s, not a regular file", rel, what)
+}
