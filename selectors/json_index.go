@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"loom-results/errcode"
 )
@@ -40,8 +41,8 @@ type JSONValue struct {
 	Type       JSONType
 }
 
-// Member is an object member met by JSONIndex.Members.
-type Member struct {
+// JSONMember is an object member met by JSONIndex.Members.
+type JSONMember struct {
 	// Name is the decoded name. A lone surrogate escape decodes to its
 	// 3-byte generalized UTF-8 form (as in WTF-8) and raw invalid UTF-8 (in
 	// a lenient index) is kept as it is, so Name is valid UTF-8 exactly when
@@ -141,8 +142,9 @@ func jsonBuild(data []byte, lenient bool) (nodes []jsonNode, off int, why jsonRe
 		flags   uint8
 		k       uint32
 	)
-	// A realistic document has a value every 8 to 16 bytes.
-	nodes = make([]jsonNode, 0, n/12+1)
+	// Realistic documents have a value every 16 to 40 bytes; denser ones
+	// grow the tape as they go.
+	nodes = make([]jsonNode, 0, n/24+16)
 
 value:
 	if i >= n {
@@ -385,9 +387,9 @@ func (ix *JSONIndex) Elements(n NodeID) iter.Seq2[int, NodeID] {
 
 // Members yields each member of object n, in document order, with its
 // value's node (nothing when n is not an object). Duplicate names are all
-// yielded; names are decoded as Member.Name says.
-func (ix *JSONIndex) Members(n NodeID) iter.Seq2[Member, NodeID] {
-	return func(yield func(Member, NodeID) bool) {
+// yielded; names are decoded as JSONMember.Name says.
+func (ix *JSONIndex) Members(n NodeID) iter.Seq2[JSONMember, NodeID] {
+	return func(yield func(JSONMember, NodeID) bool) {
 		if ix.kind(n) != jsonKindObject {
 			return
 		}
@@ -400,7 +402,7 @@ func (ix *JSONIndex) Members(n NodeID) iter.Seq2[Member, NodeID] {
 				buf, _, _ = jsonDecodeString(buf[:0], ix.data, c.nameStart, c.nameEnd, false)
 				name = string(buf)
 			}
-			m := Member{Name: name, NameStart: c.nameStart, NameEnd: c.nameEnd, InvalidUTF8: c.flags&jsonStrInvalidUTF8 != 0}
+			m := JSONMember{Name: name, NameStart: c.nameStart, NameEnd: c.nameEnd, InvalidUTF8: c.flags&jsonStrInvalidUTF8 != 0}
 			if !yield(m, c.value) {
 				return
 			}
@@ -456,3 +458,6 @@ func (c *jsonMembers) next() bool {
 	c.nameEnd, c.flags, _ = jsonScanString(data, i, true)
 	return true
 }
+
+// jsonNodeSize is the tape's cost per value, in bytes.
+const jsonNodeSize = unsafe.Sizeof(jsonNode{})

@@ -308,6 +308,12 @@ func jsonScanString(data []byte, i int, lenient bool) (int, uint8, jsonReason) {
 		case c < 0x20:
 			return i, flags, jsonErrControl
 		case c >= 0x80:
+			// Two-byte characters (Latin, Greek, Cyrillic...) are the
+			// common case; take them without a call.
+			if c >= 0xC2 && c < 0xE0 && i+1 < n && data[i+1]&0xC0 == 0x80 {
+				i += 2
+				continue
+			}
 			size := jsonUTF8Seq(data, i)
 			switch {
 			case size > 0:
@@ -395,29 +401,47 @@ func jsonScanNumber(data []byte, i int) (int, jsonReason) {
 			return i, jsonErrLeadingZero
 		}
 	case c-'1' < 9:
-		for i++; i < n && data[i]-'0' < 10; i++ {
-		}
+		i = jsonDigits(data, i+1)
 	default:
 		return i, jsonErrDigit
 	}
 	if i < n && data[i] == '.' {
 		if i++; i >= n || data[i]-'0' >= 10 {
-			return min(i, n), jsonErrDigit
+			return i, jsonErrDigit
 		}
-		for i++; i < n && data[i]-'0' < 10; i++ {
-		}
+		i = jsonDigits(data, i+1)
 	}
 	if i < n && data[i]|0x20 == 'e' {
 		if i++; i < n && (data[i] == '+' || data[i] == '-') {
 			i++
 		}
 		if i >= n || data[i]-'0' >= 10 {
-			return min(i, n), jsonErrDigit
+			return i, jsonErrDigit
 		}
-		for i++; i < n && data[i]-'0' < 10; i++ {
-		}
+		i = jsonDigits(data, i+1)
 	}
 	return i, 0
+}
+
+// jsonDigits returns the offset of the first byte at or after i that is not
+// an ASCII digit, looking at 8 bytes at a time.
+func jsonDigits(data []byte, i int) int {
+	for i+8 <= len(data) {
+		w := binary.LittleEndian.Uint64(data[i:])
+		// A byte is a digit when its high nibble is 3 both as it is and
+		// after adding 6 (0x3A-0x3F carry into 4). Carries out of a byte
+		// come only from a lower byte >= 0xFA, itself a non-digit, so the
+		// lowest flagged byte is exact.
+		z := (w&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) | ((w+swarOnes*6)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
+		if m := (z | (z&^swarHighs + 0x7F7F7F7F7F7F7F7F)) & swarHighs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(data) && data[i]-'0' < 10 {
+		i++
+	}
+	return i
 }
 
 // jsonScanLiteral scans lit (true, false or null) at data[i].

@@ -26,6 +26,8 @@ func TestValidateJSONValid(t *testing.T) {
 		{`1.000000000000000000001`, JSONNumber},
 		{`123456789012345678901234567890`, JSONNumber},
 		{`1E+2`, JSONNumber},
+		{"9999999999999999999999999999999 ", JSONNumber},
+		{`[12345678901234567890,1.12345678901234567890e12345678901234567,-9876543210.0123456789E-0123456789]`, JSONArray},
 		{`1e-2`, JSONNumber},
 		{`0.5E7`, JSONNumber},
 		{`true`, JSONBoolean},
@@ -35,7 +37,7 @@ func TestValidateJSONValid(t *testing.T) {
 		{"                  [ 1 ,\n\t2 ]                 ", JSONArray},
 		{`{"a":[1,{"b":null}],"c":{"d":[true,false,"x"]}}`, JSONObject},
 		{`{"a":1,"a":2}`, JSONObject}, // duplicates do not make a document invalid
-		{`"\ud800"`, JSONString},       // lone surrogate escapes are grammatical
+		{`"\ud800"`, JSONString},      // lone surrogate escapes are grammatical
 		{`"\udc00x"`, JSONString},
 		{`"\ud800\u0041"`, JSONString},
 		{`"\uD83D\uDE00"`, JSONString},
@@ -90,6 +92,10 @@ func TestValidateJSONInvalid(t *testing.T) {
 		{`1e5.5`, 3},
 		{`0x10`, 1},
 		{`+1`, 0},
+		{"1234567890123456789\xff", 19}, // digits are read 8 at a time
+		{"123456789012345678:", 18},
+		{"1.2345678901234567/", 18},
+		{"1e23456789012345678\xfa", 19},
 		{`-`, 1},
 		{`-x`, 1},
 		{`[-]`, 2},
@@ -142,10 +148,10 @@ func TestValidateJSONInvalid(t *testing.T) {
 		{"\"ab\xED\xA0\x80\"", 3},   // a surrogate encoded in UTF-8
 		{"\"\xF4\x90\x80\x80\"", 1}, // beyond U+10FFFF
 		{"\"\xF5\x80\x80\x80\"", 1},
-		{"\"\xE2\x82\"", 1},   // cut short by the closing quote
-		{"\"\xE2\x82", 3},     // cut short by the end of data: truncated document
+		{"\"\xE2\x82\"", 1}, // cut short by the closing quote
+		{"\"\xE2\x82", 3},   // cut short by the end of data: truncated document
 		{"\"\xFF\"", 1},
-		{"\"\x80\"", 1},       // a stray continuation byte
+		{"\"\x80\"", 1},         // a stray continuation byte
 		{"\"abcdefgh\xFF\"", 9}, // found by the word-at-a-time path
 		{`"a"` + "\x00", 3},
 		{strings.Repeat("[", 1001) + strings.Repeat("]", 1001), 1000},

@@ -80,9 +80,9 @@ func TestParsePointerInvalid(t *testing.T) {
 		{"#/%zz", ""},
 		{"#/%G0", ""},
 		{"#/%FF", `pointer "#/%FF" decodes to "/\xff", which is not valid UTF-8: percent escapes must spell whole UTF-8 characters`},
-		{"#/%C3", ""},         // a cut-short sequence
-		{"#/%ED%A0%80", ""},   // a surrogate
-		{"#/%C0%AF", ""},      // overlong
+		{"#/%C3", ""},       // a cut-short sequence
+		{"#/%ED%A0%80", ""}, // a surrogate
+		{"#/%C0%AF", ""},    // overlong
 		{"/\xff", `pointer "/\xff" is not valid UTF-8 (byte 0xff at offset 1)`},
 		{"#/\xc3", ""},
 	}

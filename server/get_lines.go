@@ -25,8 +25,8 @@ func getLinesTool(cfg limits.Config) mcpserver.ServerTool {
 			Description: "Return lines first..last (inclusive, numbered from 1, newlines included) of a stored result; " +
 				"omitted last means the last line. " + lookupLimits(cfg),
 			RawInputSchema: schema(props(refProps, []prop{
-				{"first", `{"type":"integer","minimum":1,"description":"First line, from 1."}`},
-				{"last", `{"type":"integer","minimum":1,"description":"Last line, inclusive (default: the last line)."}`},
+				{"first", `{"type":"integer","description":"First line, from 1."}`},
+				{"last", `{"type":"integer","description":"Last line, inclusive (default: the last line)."}`},
 			}), "result", "first"),
 			Annotations: hints("Get lines", false),
 		},

@@ -26,8 +26,8 @@ func getRangeTool(cfg limits.Config) mcpserver.ServerTool {
 			Description: "Return the bytes [start, end) of a stored result (half-open; offsets must lie on UTF-8 character boundaries; " +
 				"omitted start is 0, omitted end the size). " + lookupLimits(cfg),
 			RawInputSchema: schema(props(refProps, []prop{
-				{"start", `{"type":"integer","minimum":0,"description":"First byte (default 0)."}`},
-				{"end", `{"type":"integer","minimum":0,"description":"Byte after the last (default: the size)."}`},
+				{"start", `{"type":"integer","description":"First byte, from 0 (default 0)."}`},
+				{"end", `{"type":"integer","description":"Byte after the last (default: the size)."}`},
 			}), "result"),
 			Annotations: hints("Get a byte range", false),
 		},

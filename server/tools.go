@@ -9,8 +9,8 @@ import (
 	"loom-results/limits"
 )
 
-// Tools returns every tool of SPEC section 5, in the order tools/list shows
-// them; descriptions state the limits of cfg.
+// Tools returns every tool of SPEC section 5 (tools/list sorts them by
+// name); descriptions state the limits of cfg.
 func Tools(cfg limits.Config) []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
 		inspectTool(cfg),

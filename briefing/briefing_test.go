@@ -1,0 +1,324 @@
+package briefing
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"loom-results/errcode"
+	"loom-results/limits"
+	"loom-results/selectors"
+	"loom-results/workspace"
+)
+
+// fixture is a briefing over a temporary root holding files.
+func fixture(t *testing.T, cfg limits.Config, ctx Context, files map[string]string) *Briefing {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	root, err := workspace.Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
+	b := New(Options{Limits: cfg, Context: ctx, Root: root})
+	t.Cleanup(b.Close)
+	return b
+}
+
+const doc = `{"a": {"b": [10, 1.000000000000000000001, "x\u00e9"]}, "dup": 1, "dup": 2, "s": "\ud800"}`
+
+func standard(t *testing.T) *Briefing {
+	b := fixture(t, limits.Defaults(), Legacy, map[string]string{
+		"a.txt":    "one\ntwo\nthree\n",
+		"doc.json": doc,
+		"bad.json": `{"a":1,}`,
+	})
+	for i, e := range b.Inspect([]string{"a.txt", "doc.json", "bad.json"}) {
+		require.Nil(t, e.Err, "path %d", i)
+	}
+	return b
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func code(t *testing.T, err *errcode.Error) errcode.Code {
+	t.Helper()
+	if err == nil {
+		return ""
+	}
+	return err.Code
+}
+
+func TestGetLines(t *testing.T) {
+	t.Parallel()
+	b := standard(t)
+	got, err := b.GetLines(Ref{Result: "r1"}, 2, nil)
+	require.Nil(t, err)
+	assert.Equal(t, "two\nthree\n", got.Text)
+	assert.Equal(t, LineSelection{2, 3}, got.Selection)
+	assert.Equal(t, int64(10), got.Bytes)
+	assert.Equal(t, int64(14), got.EscapedBytes)
+	assert.Equal(t, int64(14), got.Budget.BytesUsed)
+	assert.Equal(t, "r1", got.Result)
+	assert.Len(t, got.SHA256, 64)
+}
+
+func TestGetRangeDefaults(t *testing.T) {
+	t.Parallel()
+	b := standard(t)
+	got, err := b.GetRange(Ref{Result: "r1"}, nil, nil)
+	require.Nil(t, err)
+	assert.Equal(t, "one\ntwo\nthree\n", got.Text)
+	assert.Equal(t, ByteSelection{0, 14}, got.Selection)
+	got, err = b.GetRange(Ref{Result: "r1"}, ptr(int64(4)), nil)
+	require.Nil(t, err)
+	assert.Equal(t, ByteSelection{4, 14}, got.Selection)
+}
+
+func TestGetJSON(t *testing.T) {
+	t.Parallel()
+	b := standard(t)
+	tests := []struct {
+		name, pointer, as string
+		text, typ         string
+		plain             string
+		code              errcode.Code
+	}{
+		{"lexeme keeps digits", "/a/b/1", AsLexeme, "1.000000000000000000001", "number", "/a/b/1", ""},
+		{"object lexeme", "/a", AsLexeme, `{"b": [10, 1.000000000000000000001, "x\u00e9"]}`, "object", "/a", ""},
+		{"decoded string", "/a/b/2", AsString, "xé", "string", "/a/b/2", ""},
+		{"string lexeme", "/a/b/2", AsLexeme, `"x\u00e9"`, "string", "/a/b/2", ""},
+		{"fragment form is echoed plain", "#/a/b/0", AsLexeme, "10", "number", "/a/b/0", ""},
+		{"not a string", "/a/b/0", AsString, "", "", "", errcode.NotAString},
+		{"lone surrogate as string", "/s", AsString, "", "", "", errcode.InvalidJSON},
+		{"lone surrogate as lexeme", "/s", AsLexeme, `"\ud800"`, "string", "/s", ""},
+		{"duplicate on the path", "/dup", AsLexeme, "", "", "", errcode.AmbiguousJSON},
+		{"missing member", "/nope", AsLexeme, "", "", "", errcode.PointerNotFound},
+		{"bad index", "/a/b/01", AsLexeme, "", "", "", errcode.InvalidPointer},
+		{"bad escape", "/a~2", AsLexeme, "", "", "", errcode.InvalidPointer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := b.GetJSON(Ref{Result: "r2"}, tt.pointer, tt.as)
+			if tt.code != "" {
+				assert.Equal(t, tt.code, code(t, err))
+				return
+			}
+			require.Nil(t, err)
+			assert.Equal(t, tt.text, got.Text)
+			assert.Equal(t, tt.typ, got.Type)
+			assert.Equal(t, PointerSelection{tt.plain, tt.as}, got.Selection)
+		})
+	}
+}
+
+func TestLoneSurrogateOffset(t *testing.T) {
+	t.Parallel()
+	b := standard(t)
+	_, err := b.GetJSON(Ref{Result: "r2"}, "/s", AsString)
+	require.NotNil(t, err)
+	assert.Equal(t, int64(strings.Index(doc, `\ud800`)), err.Details["offset"])
+}
+
+// TestCheckOrder follows SPEC section 4: the first failing check answers.
+func TestCheckOrder(t *testing.T) {
+	t.Parallel()
+	wrong := ptr("000000000000")
+	tests := []struct {
+		name string
+		run  func(b *Briefing) *errcode.Error
+		want errcode.Code
+	}{
+		{"unknown result before digest", func(b *Briefing) *errcode.Error {
+			_, err := b.GetLines(Ref{Result: "r9", SHA256: wrong}, 1, nil)
+			return err
+		}, errcode.UnknownResult},
+		{"digest before a bad range", func(b *Briefing) *errcode.Error {
+			_, err := b.GetLines(Ref{Result: "r1", SHA256: wrong}, 99, nil)
+			return err
+		}, errcode.DigestMismatch},
+		{"digest even when the selection is valid", func(b *Briefing) *errcode.Error {
+			_, err := b.GetRange(Ref{Result: "r1", SHA256: wrong}, nil, nil)
+			return err
+		}, errcode.DigestMismatch},
+		{"pointer syntax before invalid JSON", func(b *Briefing) *errcode.Error {
+			_, err := b.GetJSON(Ref{Result: "r3"}, "a", AsLexeme)
+			return err
+		}, errcode.InvalidPointer},
+		{"invalid JSON before the selection", func(b *Briefing) *errcode.Error {
+			_, err := b.GetJSON(Ref{Result: "r3"}, "/zzz", AsLexeme)
+			return err
+		}, errcode.InvalidJSON},
+		{"invalid JSON on a text result", func(b *Briefing) *errcode.Error {
+			_, err := b.GetJSON(Ref{Result: "r1"}, "", AsLexeme)
+			return err
+		}, errcode.InvalidJSON},
+		{"selection before the caps", func(b *Briefing) *errcode.Error {
+			_, err := b.GetLines(Ref{Result: "r1"}, 0, nil)
+			return err
+		}, errcode.InvalidRange},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, code(t, tt.run(standard(t))))
+		})
+	}
+}
+
+func TestDigestPrefix(t *testing.T) {
+	t.Parallel()
+	b := standard(t)
+	full, err := b.GetRange(Ref{Result: "r1"}, nil, nil)
+	require.Nil(t, err)
+	for _, d := range []string{full.SHA256[:12], strings.ToUpper(full.SHA256[:20]), full.SHA256} {
+		_, err := b.GetRange(Ref{Result: "r1", SHA256: &d}, ptr(int64(0)), ptr(int64(1)))
+		assert.Nil(t, err, d)
+	}
+	flipped := "0"
+	if full.SHA256[0] == '0' {
+		flipped = "1"
+	}
+	_, err = b.GetRange(Ref{Result: "r1", SHA256: ptr(flipped + full.SHA256[1:12])}, nil, nil)
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.DigestMismatch, err.Code)
+	assert.Contains(t, err.Msg, full.SHA256[:12])
+	assert.NotContains(t, err.Msg, full.SHA256[:13])
+
+	for _, d := range []string{full.SHA256[:11], full.SHA256[:11] + "x", full.SHA256 + "0", "g" + full.SHA256[1:12]} {
+		assert.Equal(t, errcode.InvalidArgument, code(t, Ref{Result: "r1", SHA256: &d}.Check()), d)
+	}
+}
+
+func TestLookupBudget(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.MaxLookups = 1
+	cfg.MaxLookupBytes = 5
+	b := fixture(t, cfg, Legacy, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+	b.Inspect([]string{"a.txt"})
+	require.Nil(t, b.StartLookup())
+	_, err := b.GetLines(Ref{Result: "r1"}, 1, nil)
+	assert.Equal(t, errcode.LookupTooLarge, code(t, err))
+	assert.Equal(t, int64(0), b.Budget().BytesUsed)
+	assert.Equal(t, errcode.LookupLimit, code(t, b.StartLookup()))
+	assert.Equal(t, errcode.StepRefused, code(t, b.StartLookup()))
+	s := b.BeginStep()
+	assert.Equal(t, int64(2), s.Step)
+	assert.Len(t, s.Limits, 9)
+	require.Nil(t, b.StartLookup())
+}
+
+func TestFind(t *testing.T) {
+	t.Parallel()
+	b := standard(t)
+	m, err := selectors.NewMatcher("t", false, false)
+	require.Nil(t, err)
+	got, err := b.Find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 1})
+	require.Nil(t, err)
+	assert.Equal(t, "2: two\n… 1 more\n", got.Text)
+	assert.Equal(t, 2, got.Total)
+	assert.True(t, got.Truncated)
+	assert.Equal(t, int64(len(got.Text)), got.Bytes)
+	assert.Equal(t, limits.EscapedSize(got.Text), got.EscapedBytes)
+
+	m, _ = selectors.NewMatcher("zzz", false, false)
+	got, err = b.Find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 20})
+	require.Nil(t, err)
+	assert.Equal(t, "", got.Text)
+	assert.Equal(t, []selectors.Match{}, got.Matches)
+}
+
+func TestListResults(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.PageSize = 2
+	b := fixture(t, cfg, Legacy, map[string]string{"a": "1", "b": "2", "c": "3"})
+
+	empty, err := b.ListResults(0, nil)
+	require.Nil(t, err)
+	assert.Equal(t, int64(1), empty.Pages)
+	assert.Equal(t, `{"page":0,"pages":1,"total":0,"results":[],"next":null}`, empty.Text)
+
+	b.Inspect([]string{"a", "b", "c"})
+	p, err := b.ListResults(0, nil)
+	require.Nil(t, err)
+	assert.Equal(t, int64(2), p.Pages)
+	assert.Equal(t, int64(3), p.Total)
+	require.NotNil(t, p.Next)
+	assert.Equal(t, int64(1), *p.Next)
+	assert.Len(t, p.Results, 2)
+	assert.Len(t, p.Results[0].SHA256, 64, "structured content keeps the full digest")
+	assert.Contains(t, p.Text, `"sha256":"`+p.Results[0].SHA256[:12]+`"`)
+	assert.NotContains(t, p.Text, p.Results[0].SHA256[:13])
+	assert.NotContains(t, p.Text, "budget")
+	assert.Equal(t, limits.EscapedSize(p.Text), p.Budget.BytesUsed-empty.Budget.BytesUsed)
+
+	last, err := b.ListResults(1, nil)
+	require.Nil(t, err)
+	assert.Nil(t, last.Next)
+	assert.Equal(t, "r3", *last.Results[0].ID)
+
+	_, err = b.ListResults(2, nil)
+	assert.Equal(t, errcode.InvalidRange, code(t, err))
+	_, err = b.ListResults(-1, nil)
+	assert.Equal(t, errcode.InvalidRange, code(t, err))
+	one := int64(1)
+	p, err = b.ListResults(2, &one)
+	require.Nil(t, err)
+	assert.Equal(t, int64(3), p.Pages)
+	assert.Equal(t, errcode.InvalidArgument, code(t, b.CheckPageSize(3)))
+	assert.Equal(t, errcode.InvalidArgument, code(t, b.CheckPageSize(0)))
+}
+
+func TestInspect(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.MaxResults = 1
+	cfg.PreviewBytes = 3
+	files := map[string]string{"a.txt": "hello\n", "b.txt": "world\n", "bad.bin": "a\xffb", "dir/x": "x"}
+	legacy := fixture(t, cfg, Legacy, files)
+	got := legacy.Inspect([]string{"a.txt", "./a.txt", "b.txt", "bad.bin", "dir", "../a.txt"})
+	require.Nil(t, got[0].Err)
+	assert.Equal(t, "r1", *got[0].Descriptor.ID)
+	assert.Equal(t, "hel", *got[0].Descriptor.Preview)
+	assert.True(t, *got[1].Descriptor.Reused, "the same file again is reused")
+	assert.Equal(t, "a.txt", *got[1].Descriptor.Source.Path)
+	// Legacy: a full store still describes the result, without an ID.
+	require.Nil(t, got[2].Err)
+	assert.Nil(t, got[2].Descriptor.ID)
+	assert.Equal(t, "store_full", got[2].Descriptor.Reason)
+	assert.Equal(t, "wor", *got[2].Descriptor.Preview)
+	assert.Equal(t, errcode.NotUTF8, code(t, got[3].Err))
+	assert.Equal(t, int64(1), got[3].Err.Details["offset"])
+	assert.Equal(t, errcode.NotRegularFile, code(t, got[4].Err))
+	assert.Equal(t, errcode.PathOutsideRoot, code(t, got[5].Err))
+
+	bounded := fixture(t, cfg, Bounded, files)
+	got = bounded.Inspect([]string{"a.txt", "b.txt", "a.txt"})
+	require.Nil(t, got[0].Err)
+	assert.Nil(t, got[0].Descriptor.Preview)
+	assert.Equal(t, errcode.StoreFull, code(t, got[1].Err))
+	require.Nil(t, got[2].Err, "the other paths are still read")
+	assert.True(t, *got[2].Descriptor.Reused)
+
+	assert.Equal(t, errcode.InvalidArgument, code(t, CheckPaths(nil)))
+	assert.Equal(t, errcode.InvalidArgument, code(t, CheckPaths(make([]string, 65))))
+	assert.Nil(t, CheckPaths(make([]string, 64)))
+}
+
+func TestInspectTooLarge(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.MaxResultBytes = 4
+	b := fixture(t, cfg, Legacy, map[string]string{"big": "12345", "ok": "1234"})
+	got := b.Inspect([]string{"big", "ok"})
+	assert.Equal(t, errcode.TooLarge, code(t, got[0].Err))
+	assert.Nil(t, got[1].Err)
+}

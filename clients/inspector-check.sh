@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# inspector-check.sh drives the real loom-results binary with real MCP
+# clients over stdio: the MCP Inspector CLI (tools/list, inspect, get_lines)
+# and, for a session that spans several calls, sdk-check.mjs (the official
+# TypeScript SDK). It prints every check and exits 1 if any fails.
+#
+# Each Inspector CLI call starts its own server process, so its own briefing:
+# r1 from one call's inspect does not exist in the next. The CLI cannot keep
+# a session, so its get_lines check is that a fresh server answers r1 with
+# unknown_result (and counts it as a lookup); sdk-check.mjs checks inspect,
+# get_lines and get_json within one session.
+#
+# Usage: bash clients/inspector-check.sh   (from anywhere; needs go, node, npm)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+module="$(cd "$here/.." && pwd)"
+cd "$here"
+
+if [[ ! -d node_modules ]]; then
+  echo "installing clients/node_modules (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+bin="$tmp/loom-results"
+(cd "$module" && go build -o "$bin" ./cmd/loom-results)
+
+ws="$tmp/ws"
+mkdir "$ws"
+printf 'alpha\nbeta: "quoted"\ttabbed\ngamma\n' >"$ws/a.txt"
+want_sha="$(sha256sum "$ws/a.txt" | cut -d' ' -f1)"
+want_bytes="$(wc -c <"$ws/a.txt" | tr -d ' ')"
+
+passed=0
+failed=0
+
+# check NAME GOT WANT records one comparison.
+check() {
+  if [[ "$2" == "$3" ]]; then
+    passed=$((passed + 1))
+    echo "ok   $1"
+  else
+    failed=$((failed + 1))
+    echo "FAIL $1: got '$2', want '$3'"
+  fi
+}
+
+# js EXPR evaluates EXPR over the JSON document on stdin, bound to r, and
+# prints the value (strings as they are, anything else as JSON).
+js() {
+  node -e '
+    let s = "";
+    process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      const r = JSON.parse(s);
+      const v = new Function("r", "return (" + process.argv[1] + ");")(r);
+      process.stdout.write(typeof v === "string" ? v : JSON.stringify(v));
+    });' "$1"
+}
+
+# inspector runs one Inspector CLI call against a new server process.
+inspector() {
+  npx --no-install @modelcontextprotocol/inspector --cli "$bin" --root "$ws" "$@"
+}
+
+start=$SECONDS
+
+out="$(inspector --method tools/list)"
+for name in inspect find get_lines get_range get_json list_results begin_step; do
+  check "tools/list: $name listed" "$(js "r.tools.some((t) => t.name === '$name')" <<<"$out")" true
+done
+check "tools/list: every tool read-only, not destructive, closed-world, idempotentHint set" \
+  "$(js 'r.tools.every((t) => t.annotations && t.annotations.readOnlyHint === true &&
+    t.annotations.destructiveHint === false && t.annotations.openWorldHint === false &&
+    typeof t.annotations.idempotentHint === "boolean")' <<<"$out")" true
+
+# --tool-arg values are converted by the tool's input schema: an array or
+# object property is parsed as JSON, an integer one as a number.
+out="$(inspector --method tools/call --tool-name inspect --tool-arg 'paths=["a.txt"]')"
+check "inspect: not an error" "$(js 'r.isError === true' <<<"$out")" false
+check "inspect: descriptor" \
+  "$(js 'JSON.stringify((({id, sha256, bytes, lines, complete, source}) => ({id, sha256, bytes, lines, complete, source}))(r.structuredContent.results[0]))' <<<"$out")" \
+  "{\"id\":\"r1\",\"sha256\":\"$want_sha\",\"bytes\":$want_bytes,\"lines\":3,\"complete\":true,\"source\":{\"kind\":\"file\",\"path\":\"a.txt\"}}"
+check "inspect: text shows the digest's first 12 hex digits, not all 64" \
+  "$(js "[r.content[0].text.includes('${want_sha:0:12}'), r.content[0].text.includes('$want_sha')]" <<<"$out")" \
+  '[true,false]'
+
+# A new process: its briefing holds no r1.
+out="$(inspector --method tools/call --tool-name get_lines --tool-arg result=r1 first=2 last=3)"
+check "get_lines on a fresh server: unknown_result, counted as a lookup" \
+  "$(js '[r.isError, r.structuredContent.error.code, r.structuredContent.budget.lookups_used]' <<<"$out")" \
+  '[true,"unknown_result",1]'
+check "get_lines on a fresh server: one-line error text" \
+  "$(js 'r.content[0].text.split(":")[0]' <<<"$out")" 'error unknown_result'
+
+inspector_secs=$((SECONDS - start))
+echo "inspector CLI checks took ${inspector_secs}s"
+
+start=$SECONDS
+sdk_rc=0
+node sdk-check.mjs "$bin" || sdk_rc=$?
+check "sdk-check.mjs: one session inspect -> get_lines -> get_json" "$sdk_rc" 0
+echo "sdk-check took $((SECONDS - start))s"
+
+echo "inspector-check: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

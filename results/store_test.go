@@ -1,0 +1,195 @@
+package results
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"loom-results/errcode"
+	"loom-results/limits"
+)
+
+func text(t *testing.T, s string) *Text {
+	t.Helper()
+	got, err := Analyze([]byte(s))
+	require.Nil(t, err)
+	return got
+}
+
+func file(path string) Source { return Source{Kind: KindFile, Path: &path} }
+
+func TestAnalyze(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("line\n", 100_000) // over parallelHash: hashed on another goroutine
+	tests := []struct {
+		name  string
+		data  string
+		lines int
+		json  string
+	}{
+		{"empty", "", 0, ""},
+		{"text", "a\nb", 2, ""},
+		{"json object", ` {"a": [1, 2]} `, 1, "object"},
+		{"json number", "1.000000000000000000001\n", 1, "number"},
+		{"json string", `"x"`, 1, "string"},
+		{"almost json", `{"a":1,}`, 1, ""},
+		{"big", big, 100_000, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := text(t, tt.data)
+			sum := sha256.Sum256([]byte(tt.data))
+			assert.Equal(t, hex.EncodeToString(sum[:]), got.Hex())
+			assert.Equal(t, tt.lines, got.Lines.Count())
+			assert.Equal(t, tt.json, string(got.JSON))
+		})
+	}
+}
+
+func TestAnalyzeNotUTF8(t *testing.T) {
+	t.Parallel()
+	_, err := Analyze([]byte("ok\nbad\xff"))
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.NotUTF8, err.Code)
+	assert.Equal(t, int64(6), err.Details["offset"])
+}
+
+func TestStoreIDsAndReuse(t *testing.T) {
+	t.Parallel()
+	s := NewStore(limits.Defaults(), nil)
+	a := s.Retain(text(t, "a"), true, file("a.go"))
+	require.NotNil(t, a.Result)
+	assert.Equal(t, "r1", a.Result.ID)
+	assert.False(t, a.Reused)
+
+	// Same bytes, completeness and source: the same ID, no capacity used.
+	again := s.Retain(text(t, "a"), true, file("a.go"))
+	assert.Same(t, a.Result, again.Result)
+	assert.True(t, again.Reused)
+	assert.Equal(t, int64(1), s.Bytes())
+
+	// Any difference is a new result.
+	assert.Equal(t, "r2", s.Retain(text(t, "a"), true, file("b.go")).Result.ID)
+	assert.Equal(t, "r3", s.Retain(text(t, "a"), false, file("a.go")).Result.ID)
+	assert.Equal(t, "r4", s.Retain(text(t, "b"), true, file("a.go")).Result.ID)
+	label := "x"
+	assert.Equal(t, "r5", s.Retain(text(t, "a"), true, Source{Kind: KindOutput, Label: &label}).Result.ID)
+	assert.Equal(t, "r6", s.Retain(text(t, "a"), true, Source{Kind: KindOutput, Label: &label, DroppedBytes: 3}).Result.ID)
+	assert.Equal(t, 6, s.Len())
+}
+
+func TestStoreGet(t *testing.T) {
+	t.Parallel()
+	s := NewStore(limits.Defaults(), nil)
+	_, err := s.Get("r1")
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.UnknownResult, err.Code)
+	assert.Equal(t, `no result "r1" in this briefing; it holds none yet`, err.Msg)
+
+	s.Retain(text(t, "a"), true, file("a"))
+	s.Retain(text(t, "b"), true, file("b"))
+	got, err := s.Get("r2")
+	require.Nil(t, err)
+	assert.Equal(t, "b", string(got.Text.Data))
+	for _, id := range []string{"r0", "r3", "r01", "r+1", "r-1", "R1", "1", "r", "", "r1 ", "r99999999999999999999"} {
+		_, err := s.Get(id)
+		require.NotNil(t, err, id)
+		assert.Equal(t, errcode.UnknownResult, err.Code, id)
+	}
+}
+
+func TestStoreCaps(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		adjust func(*limits.Config)
+		sizes  []int
+		kept   []bool
+	}{
+		{"result cap", func(c *limits.Config) { c.MaxResultBytes = 3 }, []int{3, 4, 1}, []bool{true, false, true}},
+		{"store cap", func(c *limits.Config) { c.MaxStoreBytes = 5 }, []int{3, 3, 2, 1}, []bool{true, false, true, false}},
+		{"count cap", func(c *limits.Config) { c.MaxResults = 2 }, []int{1, 2, 3}, []bool{true, true, false}},
+		{"process cap", func(c *limits.Config) { c.MaxTotalBytes = 4 }, []int{3, 2, 1}, []bool{true, false, true}},
+		{"zero results", func(c *limits.Config) { c.MaxResults = 0 }, []int{1}, []bool{false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := limits.Defaults()
+			tt.adjust(&cfg)
+			s := NewStore(cfg, nil)
+			for i, n := range tt.sizes {
+				got := s.Retain(text(t, strings.Repeat(string(rune('a'+i)), n)), true, file("f"))
+				assert.Equal(t, tt.kept[i], got.Result != nil, "result %d", i)
+			}
+		})
+	}
+}
+
+func TestStoreFullKeepsReferences(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.MaxResults = 1
+	s := NewStore(cfg, nil)
+	first := s.Retain(text(t, "a"), true, file("a"))
+	assert.Nil(t, s.Retain(text(t, "b"), true, file("b")).Result)
+	// Nothing is evicted, and reuse needs no capacity.
+	got, err := s.Get("r1")
+	require.Nil(t, err)
+	assert.Same(t, first.Result, got)
+	assert.True(t, s.Retain(text(t, "a"), true, file("a")).Reused)
+}
+
+func TestQuotaSharedAndReleased(t *testing.T) {
+	t.Parallel()
+	q := NewQuota(4)
+	a := NewStore(limits.Defaults(), q)
+	b := NewStore(limits.Defaults(), q)
+	require.NotNil(t, a.Retain(text(t, "aaa"), true, file("a")).Result)
+	assert.Nil(t, b.Retain(text(t, "bb"), true, file("b")).Result, "the process cap counts both briefings")
+	a.Close()
+	assert.Equal(t, int64(0), q.Used())
+	assert.NotNil(t, b.Retain(text(t, "bb"), true, file("b")).Result, "a closed briefing's bytes are freed")
+}
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	s := NewStore(limits.Defaults(), nil)
+	tx := text(t, "héllo\nworld\n")
+	got := s.Retain(tx, true, file("a.txt"))
+	d := Describe(tx, true, file("a.txt"), got, Full, 2)
+	require.NotNil(t, d.ID)
+	assert.Equal(t, "r1", *d.ID)
+	assert.Equal(t, "h", *d.Preview, "the preview ends on a character boundary")
+	assert.False(t, *d.PreviewComplete)
+	assert.False(t, *d.Reused)
+	assert.Equal(t, int64(13), d.Bytes)
+	assert.Equal(t, int64(2), d.Lines)
+	assert.Nil(t, d.JSON)
+	assert.True(t, d.Retained)
+
+	d = Describe(tx, true, file("a.txt"), got, Full, 100)
+	assert.Equal(t, "héllo\nworld\n", *d.Preview)
+	assert.True(t, *d.PreviewComplete)
+
+	d = Describe(tx, true, file("a.txt"), got, Compact, 100)
+	assert.Nil(t, d.Preview)
+	assert.Nil(t, d.PreviewComplete)
+	assert.NotNil(t, d.Reused)
+
+	d = got.Result.Listed()
+	assert.Nil(t, d.Preview)
+	assert.Nil(t, d.Reused)
+
+	d = Describe(tx, true, file("a.txt"), Retained{}, Full, 3)
+	assert.Nil(t, d.ID)
+	assert.False(t, d.Retained)
+	assert.Equal(t, ReasonStoreFull, d.Reason)
+	assert.Equal(t, "hé", *d.Preview)
+	assert.Equal(t, tx.Hex(), d.SHA256)
+}
