@@ -9,7 +9,8 @@ import (
 
 // renderDescriptor renders a descriptor as text content: one header line
 // with the facts (a digest as its first 12 hex digits), then the preview,
-// and a closing line when the preview is not the whole result. Example:
+// and a closing line when the preview is not the whole result (or, when it
+// is, "[no final newline]" if the result does not end with one). Example:
 //
 //	r3 file server/tools.go: 48213 bytes, 1204 lines, complete, sha256=0a1b2c3d4e5f, json=object
 //	<preview>
@@ -42,10 +43,13 @@ func renderDescriptor(b *strings.Builder, d results.Descriptor) {
 		return
 	}
 	b.WriteString(*d.Preview)
-	if !*d.PreviewComplete {
-		if !strings.HasSuffix(*d.Preview, "\n") {
-			b.WriteByte('\n')
+	if !strings.HasSuffix(*d.Preview, "\n") {
+		b.WriteByte('\n')
+		if *d.PreviewComplete {
+			b.WriteString("[no final newline]\n")
 		}
+	}
+	if !*d.PreviewComplete {
 		b.WriteString("[preview: first " + strconv.Itoa(len(*d.Preview)) + " of " + strconv.FormatInt(d.Bytes, 10) + " bytes]\n")
 	}
 }
