@@ -84,20 +84,63 @@ type Retained struct {
 // When t does not fit (the result, store, count or process caps), Result is
 // nil and the caller answers as its context policy says (SPEC section 7).
 func (s *Store) Retain(t *Text, complete bool, src Source) Retained {
-	key := reuseKey(t, complete, src)
-	if r, ok := s.byKey[key]; ok {
-		return Retained{Result: r, Reused: true}
+	got, _ := s.RetainAll([]Item{{t, complete, src}}, false)
+	return got[0]
+}
+
+// Item is one text for RetainAll.
+type Item struct {
+	Text     *Text
+	Complete bool
+	Source   Source
+}
+
+// RetainAll retains items in order, as Retain does each; an item equal to
+// an earlier one of the same call is reused. With atomic, it retains all of
+// them or, when they do not all fit, none, and reports false.
+func (s *Store) RetainAll(items []Item, atomic bool) ([]Retained, bool) {
+	keys := make([]string, len(items))
+	var count, bytes int64
+	oversize := false
+	fresh := make(map[string]bool, len(items))
+	for i, it := range items {
+		keys[i] = reuseKey(it.Text, it.Complete, it.Source)
+		if s.byKey[keys[i]] == nil && !fresh[keys[i]] {
+			fresh[keys[i]] = true
+			count++
+			bytes += int64(len(it.Text.Data))
+			oversize = oversize || int64(len(it.Text.Data)) > s.cfg.MaxResultBytes
+		}
 	}
-	n := int64(len(t.Data))
-	if n > s.cfg.MaxResultBytes || int64(len(s.results)) >= s.cfg.MaxResults ||
-		n > s.cfg.MaxStoreBytes-s.bytes || !s.quota.reserve(n) {
-		return Retained{}
+	// Atomic: reserve everything first, so that no other briefing takes the
+	// process-wide quota between the check and the adds.
+	reserved := atomic && !oversize && s.fits(count, bytes) && s.quota.reserve(bytes)
+	if atomic && !reserved {
+		return nil, false
 	}
-	s.bytes += n
-	r := &Result{ID: "r" + strconv.Itoa(len(s.results)+1), Text: t, Complete: complete, Source: src}
-	s.results = append(s.results, r)
-	s.byKey[key] = r
-	return Retained{Result: r}
+	out := make([]Retained, len(items))
+	for i, it := range items {
+		if r, ok := s.byKey[keys[i]]; ok {
+			out[i] = Retained{Result: r, Reused: true}
+			continue
+		}
+		n := int64(len(it.Text.Data))
+		if !reserved && (n > s.cfg.MaxResultBytes || !s.fits(1, n) || !s.quota.reserve(n)) {
+			continue
+		}
+		s.bytes += n
+		r := &Result{ID: "r" + strconv.Itoa(len(s.results)+1), Text: it.Text, Complete: it.Complete, Source: it.Source}
+		s.results = append(s.results, r)
+		s.byKey[keys[i]] = r
+		out[i] = Retained{Result: r}
+	}
+	return out, true
+}
+
+// fits checks the store's count and byte caps for count new results of
+// bytes in all.
+func (s *Store) fits(count, bytes int64) bool {
+	return int64(len(s.results))+count <= s.cfg.MaxResults && bytes <= s.cfg.MaxStoreBytes-s.bytes
 }
 
 func reuseKey(t *Text, complete bool, src Source) string {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"loom-results/errcode"
+	"loom-results/selectors"
 )
 
 // decodeArgs binds a tool call's raw arguments to dst, a pointer to a struct
@@ -20,6 +21,7 @@ import (
 // be valid UTF-8, raw bytes and escapes alike; a field tagged
 // `arg:"name,not_utf8"` answers not_utf8 with the offset in the decoded text
 // instead. A json.RawMessage field takes any value's exact bytes, unchecked.
+// Pointer fields are optional; all others are required.
 func decodeArgs(raw []byte, dst any) *errcode.Error {
 	v := reflect.ValueOf(dst).Elem()
 	t := v.Type()
@@ -52,7 +54,7 @@ func decodeArgs(raw []byte, dst any) *errcode.Error {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("arg"), ",")
-		if !seen[name] && f.Type.Kind() != reflect.Pointer && f.Type != rawType {
+		if !seen[name] && f.Type.Kind() != reflect.Pointer {
 			return errcode.New(errcode.InvalidArgument, "argument %q is required", name)
 		}
 	}
@@ -166,14 +168,6 @@ func (p *argParser) field(f reflect.Value, sf reflect.StructField) *errcode.Erro
 	if p.done() {
 		return p.malformed()
 	}
-	if sf.Type == rawType {
-		start := p.pos
-		if err := p.skip(); err != nil {
-			return err
-		}
-		f.SetBytes(append([]byte(nil), p.data[start:p.pos]...))
-		return nil
-	}
 	if p.data[p.pos] == 'n' && p.literal("null") {
 		if f.Kind() == reflect.Pointer {
 			return nil
@@ -183,6 +177,14 @@ func (p *argParser) field(f reflect.Value, sf reflect.StructField) *errcode.Erro
 	if f.Kind() == reflect.Pointer {
 		f.Set(reflect.New(f.Type().Elem()))
 		f = f.Elem()
+	}
+	if f.Type() == rawType {
+		start := p.pos
+		if err := p.skip(); err != nil {
+			return err
+		}
+		f.SetBytes(append([]byte(nil), p.data[start:p.pos]...))
+		return nil
 	}
 	switch f.Kind() {
 	case reflect.String:
@@ -385,7 +387,7 @@ func (p *argParser) integer(name string) (int64, *errcode.Error) {
 		p.pos++
 	}
 	lex := string(p.data[start:p.pos])
-	n, ok := integral(lex)
+	n, ok := selectors.JSONInteger(lex)
 	if !ok {
 		if lex == "" {
 			return 0, wrongType(name, "an integer")
@@ -393,82 +395,6 @@ func (p *argParser) integer(name string) (int64, *errcode.Error) {
 		return 0, errcode.New(errcode.InvalidArgument, "argument %q must be an integer, not %s", name, lex)
 	}
 	return n, nil
-}
-
-// integral parses a JSON number lexeme and reports whether its value is an
-// integer; values beyond int64 saturate.
-func integral(lex string) (int64, bool) {
-	neg := strings.HasPrefix(lex, "-")
-	s := strings.TrimPrefix(lex, "-")
-	mant, exp10 := s, 0
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
-		if err != nil && !isDigits(strings.TrimLeft(s[i+1:], "+-")) {
-			return 0, false
-		}
-		if err != nil { // an exponent beyond int: saturate its sign
-			e = 1 << 30
-			if strings.HasPrefix(s[i+1:], "-") {
-				e = -e
-			}
-		}
-		mant, exp10 = s[:i], e
-	}
-	intPart, frac, hasDot := strings.Cut(mant, ".")
-	if intPart == "" || !isDigits(intPart) || hasDot && (frac == "" || !isDigits(frac)) ||
-		len(intPart) > 1 && intPart[0] == '0' {
-		return 0, false
-	}
-	digits := strings.TrimLeft(intPart+frac, "0")
-	exp10 -= len(frac)
-	trimmed := strings.TrimRight(digits, "0")
-	exp10 += len(digits) - len(trimmed)
-	digits = trimmed
-	if digits == "" {
-		return 0, true
-	}
-	if exp10 < 0 {
-		return 0, false
-	}
-	if len(digits)+exp10 > 19 {
-		return saturate(neg), true
-	}
-	var v uint64
-	for _, c := range digits {
-		v = v*10 + uint64(c-'0')
-	}
-	for range exp10 {
-		v *= 10
-	}
-	if neg {
-		if v > 1<<63 {
-			return saturate(true), true
-		}
-		return int64(-v), true
-	}
-	if v > 1<<63-1 {
-		return saturate(false), true
-	}
-	return int64(v), true
-}
-
-func saturate(neg bool) int64 {
-	if neg {
-		return -1 << 63
-	}
-	return 1<<63 - 1
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // skip passes over one JSON value of any kind.

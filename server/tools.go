@@ -19,6 +19,8 @@ func Tools(cfg limits.Config) []mcpserver.ServerTool {
 		getRangeTool(cfg),
 		getJSONTool(cfg),
 		listResultsTool(cfg),
+		expandEditTool(cfg),
+		retainOutputTool(cfg),
 		beginStepTool(cfg),
 	}
 }

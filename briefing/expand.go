@@ -1,0 +1,503 @@
+package briefing
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"loom-results/errcode"
+	"loom-results/limits"
+	"loom-results/results"
+	"loom-results/selectors"
+)
+
+// Expansion is one replaced node of expand_edit (SPEC 5.1).
+type Expansion struct {
+	At     string  `json:"at"`
+	Bytes  int64   `json:"bytes"`
+	SHA256 string  `json:"sha256"`
+	Parts  int     `json:"parts"`
+	Result *string `json:"result"`
+}
+
+// Expanded is the answer of expand_edit.
+type Expanded struct {
+	Arguments  json.RawMessage `json:"arguments"`
+	Expansions []Expansion     `json:"expansions"`
+	Budget     limits.Snapshot `json:"budget"`
+	Text       string          `json:"-"`
+}
+
+// CheckEdit answers step_refused when the step was refused; expand_edit
+// calls it before it looks at its arguments.
+func (b *Briefing) CheckEdit() *errcode.Error { return b.budget.CheckEdit() }
+
+// The reserved members of SPEC 5.1 and 5.2.
+const (
+	composeKey = "$compose"
+	spliceKey  = "$splice"
+)
+
+// node is one $compose or $splice node of the arguments, resolved to the
+// pieces that its text concatenates: slices of stored results and literal
+// text, not yet copied.
+type node struct {
+	at     string
+	span   selectors.Span // the node's object in the arguments
+	pieces [][]byte
+	size   int64
+	parts  int
+}
+
+// ExpandEdit resolves every $compose and $splice node of args (SPEC 5.1,
+// 5.2) and returns the arguments with each node replaced by its text. It is
+// all or nothing: the first node or part that does not resolve fails the
+// call with unresolved_edit and refuses the step. Each expansion is retained
+// as a result of source kind edit.
+func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
+	ix, err := selectors.IndexJSONWith(args, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	if err != nil {
+		return nil, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", err.Msg)
+	}
+	root := ix.Root()
+	if ix.Kind(root) != selectors.JSONObject {
+		return nil, errcode.New(errcode.InvalidArgument, "arguments must be a JSON object, not %s", ix.Kind(root))
+	}
+	e := &expander{b: b, ix: ix, data: args}
+	if reserved(ix, root) {
+		return nil, b.unresolved("", errcode.New(errcode.InvalidArgument,
+			"arguments itself cannot be a %s or %s node; put the node under a member such as content", composeKey, spliceKey))
+	}
+	if err := e.walk(root, ""); err != nil {
+		if err.Code == errcode.UnresolvedEdit {
+			b.budget.Refuse()
+		}
+		return nil, err
+	}
+	var total int64
+	for _, n := range e.nodes {
+		total += n.size
+	}
+	if total > b.budget.ExpandLeft() {
+		return nil, b.budget.ChargeExpand(total)
+	}
+	texts := make([]*results.Text, len(e.nodes))
+	for i, n := range e.nodes {
+		out := make([]byte, 0, n.size)
+		for _, p := range n.pieces {
+			out = append(out, p...)
+		}
+		t, err := results.Analyze(out)
+		if err != nil {
+			return nil, err // parts are valid UTF-8 and end on boundaries, so this does not happen
+		}
+		texts[i] = t
+	}
+	path := e.path(texts)
+	items := make([]results.Item, len(e.nodes))
+	for i, n := range e.nodes {
+		at := n.at
+		items[i] = results.Item{Text: texts[i], Complete: true, Source: results.Source{Kind: results.KindEdit, At: &at, Path: path}}
+	}
+	got, ok := b.store.RetainAll(items, b.opts.Context == Bounded)
+	if !ok {
+		return nil, storeFull(total, b.store)
+	}
+	if err := b.budget.ChargeExpand(total); err != nil {
+		return nil, err
+	}
+	ans := &Expanded{Arguments: e.expandedArguments(texts), Expansions: make([]Expansion, len(e.nodes))}
+	var text strings.Builder
+	for i, n := range e.nodes {
+		x := Expansion{At: n.at, Bytes: n.size, SHA256: texts[i].Hex(), Parts: n.parts}
+		id := "null"
+		if got[i].Result != nil {
+			x.Result = &got[i].Result.ID
+			id = got[i].Result.ID
+		}
+		ans.Expansions[i] = x
+		text.WriteString(n.at + ": " + strconv.FormatInt(n.size, 10) + " bytes sha256=" + x.SHA256[:12] + " result=" + id + "\n")
+	}
+	ans.Text = text.String()
+	ans.Budget = b.budget.Snapshot()
+	return ans, nil
+}
+
+// unresolved is the error of a part that does not resolve.
+func (b *Briefing) unresolved(at string, cause *errcode.Error) *errcode.Error {
+	return errcode.New(errcode.UnresolvedEdit, "edit part at %q does not resolve: %s", at, cause.Error()).
+		With("at", at).With("cause", cause)
+}
+
+// reserved reports whether object n has a $compose or $splice member.
+func reserved(ix *selectors.JSONIndex, n NodeID) bool {
+	for m := range ix.Members(n) {
+		if m.Name == composeKey || m.Name == spliceKey {
+			return true
+		}
+	}
+	return false
+}
+
+// NodeID is a value of the arguments' JSON index.
+type NodeID = selectors.NodeID
+
+type expander struct {
+	b     *Briefing
+	ix    *selectors.JSONIndex
+	data  []byte
+	nodes []node
+}
+
+// walk visits value n at pointer at in document order, resolving the nodes
+// it meets. Strings outside nodes must be valid UTF-8 (raw bytes; a lone
+// surrogate escape is returned unchanged).
+func (e *expander) walk(n NodeID, at string) *errcode.Error {
+	ix := e.ix
+	switch ix.Kind(n) {
+	case selectors.JSONString:
+		if ix.InvalidUTF8(n) {
+			return errcode.New(errcode.InvalidArgument, "the string at %q in arguments is not valid UTF-8", at)
+		}
+	case selectors.JSONArray:
+		for i, v := range ix.Elements(n) {
+			if err := e.walk(v, at+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	case selectors.JSONObject:
+		if reserved(ix, n) {
+			return e.node(n, at)
+		}
+		for m, v := range ix.Members(n) {
+			if m.InvalidUTF8 {
+				return errcode.New(errcode.InvalidArgument, "a member name in %q in arguments is not valid UTF-8", at)
+			}
+			if err := e.walk(v, at+"/"+escapeToken(m.Name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// escapeToken escapes a member name as an RFC 6901 reference token.
+func escapeToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// node resolves the reserved object n: exactly {"$compose": [...]} or
+// {"$splice": {...}}; anything else with those members is malformed.
+func (e *expander) node(n NodeID, at string) *errcode.Error {
+	key, val, ok := e.onlyMember(n)
+	start, end := e.ix.Span(n)
+	nd := node{at: at, span: selectors.Span{Start: start, End: end}}
+	var err *errcode.Error
+	switch {
+	case ok && key == composeKey && e.ix.Kind(val) == selectors.JSONArray:
+		nd.pieces, nd.parts, err = e.compose(val, at)
+	case ok && key == spliceKey && e.ix.Kind(val) == selectors.JSONObject:
+		nd.pieces, nd.parts, err = e.splice(val, at)
+	default:
+		return e.b.unresolved(at, errcode.New(errcode.InvalidArgument,
+			`%s and %s are reserved: a node is exactly {"%s": [part, ...]} or {"%s": {"result", "edits"}}`,
+			composeKey, spliceKey, composeKey, spliceKey))
+	}
+	if err != nil {
+		return err
+	}
+	for _, p := range nd.pieces {
+		nd.size += int64(len(p))
+	}
+	e.nodes = append(e.nodes, nd)
+	return nil
+}
+
+// onlyMember returns the name and value of object n when it has exactly one
+// member.
+func (e *expander) onlyMember(n NodeID) (string, NodeID, bool) {
+	var name string
+	var val NodeID
+	count := 0
+	for m, v := range e.ix.Members(n) {
+		name, val = m.Name, v
+		count++
+	}
+	return name, val, count == 1
+}
+
+// compose resolves the parts of a $compose array, left to right.
+func (e *expander) compose(arr NodeID, at string) ([][]byte, int, *errcode.Error) {
+	var pieces [][]byte
+	parts := 0
+	for i, p := range e.ix.Elements(arr) {
+		partAt := at + "/" + composeKey + "/" + strconv.Itoa(i)
+		piece, err := e.part(p)
+		if err != nil {
+			return nil, 0, e.b.unresolved(partAt, err)
+		}
+		pieces = append(pieces, piece)
+		parts++
+	}
+	return pieces, parts, nil
+}
+
+// part resolves one part: literal text, or a reference with at most one
+// selector.
+func (e *expander) part(p NodeID) ([]byte, *errcode.Error) {
+	switch e.ix.Kind(p) {
+	case selectors.JSONString:
+		return e.literal(p)
+	case selectors.JSONObject:
+		ref, err := e.reference(p)
+		if err != nil {
+			return nil, err
+		}
+		return e.b.selectPart(ref)
+	}
+	return nil, errcode.New(errcode.InvalidArgument, "a part is a string or a reference object, not %s", e.ix.Kind(p))
+}
+
+// literal returns the text of a literal string, which must be valid UTF-8.
+func (e *expander) literal(p NodeID) ([]byte, *errcode.Error) {
+	text, bad := e.ix.StringText(p)
+	if bad >= 0 {
+		return nil, errcode.Offset(errcode.NotUTF8, int64(bad), "literal text is not valid UTF-8 at byte %d", bad)
+	}
+	return []byte(text), nil
+}
+
+// partRef is a reference part of SPEC 5.1 after its form is checked.
+type partRef struct {
+	ref     Ref
+	bytes   []int64 // [start, end]
+	lines   []int64 // [first] or [first, last]
+	pointer *string
+	as      string
+}
+
+// reference reads a reference object: {"result", "sha256"?} and at most
+// one of "bytes", "lines" or "pointer" (with an optional "as").
+func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
+	var r partRef
+	var as *string
+	seen := map[string]bool{}
+	hasResult := false
+	for m, v := range e.ix.Members(p) {
+		if seen[m.Name] {
+			return r, errcode.New(errcode.InvalidArgument, "member %q is given twice", m.Name)
+		}
+		seen[m.Name] = true
+		if e.ix.Kind(v) == selectors.JSONNull && m.Name != "result" {
+			continue // an optional member given as null counts as omitted
+		}
+		var err *errcode.Error
+		switch m.Name {
+		case "result":
+			r.ref.Result, err = e.str(v, m.Name)
+			hasResult = true
+		case "sha256":
+			var s string
+			s, err = e.str(v, m.Name)
+			r.ref.SHA256 = &s
+		case "bytes":
+			r.bytes, err = e.ints(v, m.Name, 2, 2)
+		case "lines":
+			r.lines, err = e.ints(v, m.Name, 1, 2)
+		case "pointer":
+			var s string
+			s, err = e.str(v, m.Name)
+			r.pointer = &s
+		case "as":
+			var s string
+			s, err = e.str(v, m.Name)
+			as = &s
+		default:
+			err = errcode.New(errcode.InvalidArgument,
+				"unknown member %q; a reference has result, sha256 and one of bytes, lines or pointer (with as)", m.Name)
+		}
+		if err != nil {
+			return r, err
+		}
+	}
+	if !hasResult {
+		return r, errcode.New(errcode.InvalidArgument, "a reference needs result")
+	}
+	selectorsGiven := 0
+	for _, given := range []bool{r.bytes != nil, r.lines != nil, r.pointer != nil} {
+		if given {
+			selectorsGiven++
+		}
+	}
+	if selectorsGiven > 1 {
+		return r, errcode.New(errcode.InvalidArgument, "a reference takes at most one of bytes, lines or pointer")
+	}
+	r.as = AsLexeme
+	if as != nil {
+		if r.pointer == nil {
+			return r, errcode.New(errcode.InvalidArgument, "as goes with pointer only")
+		}
+		if err := CheckAs(*as); err != nil {
+			return r, err
+		}
+		r.as = *as
+	}
+	return r, r.ref.Check()
+}
+
+func (e *expander) str(v NodeID, name string) (string, *errcode.Error) {
+	if e.ix.Kind(v) != selectors.JSONString {
+		return "", errcode.New(errcode.InvalidArgument, "member %q must be a string", name)
+	}
+	s, bad := e.ix.StringText(v)
+	if bad >= 0 {
+		return "", errcode.New(errcode.InvalidArgument, "member %q is not valid UTF-8", name)
+	}
+	return s, nil
+}
+
+// ints reads an array of min to max integers.
+func (e *expander) ints(v NodeID, name string, lo, hi int) ([]int64, *errcode.Error) {
+	bad := func() *errcode.Error {
+		if lo == hi {
+			return errcode.New(errcode.InvalidArgument, "member %q must be an array of %d integers", name, lo)
+		}
+		return errcode.New(errcode.InvalidArgument, "member %q must be an array of %d or %d integers", name, lo, hi)
+	}
+	if e.ix.Kind(v) != selectors.JSONArray {
+		return nil, bad()
+	}
+	var out []int64
+	for _, x := range e.ix.Elements(v) {
+		n, ok := e.integer(x)
+		if !ok {
+			return nil, bad()
+		}
+		out = append(out, n)
+	}
+	if len(out) < lo || len(out) > hi {
+		return nil, bad()
+	}
+	return out, nil
+}
+
+func (e *expander) integer(v NodeID) (int64, bool) {
+	if e.ix.Kind(v) != selectors.JSONNumber {
+		return 0, false
+	}
+	s, end := e.ix.Span(v)
+	return selectors.JSONInteger(string(e.data[s:end]))
+}
+
+// selectPart resolves a reference under SPEC section 4, without budget: the
+// result, its digest, then the selection.
+func (b *Briefing) selectPart(p partRef) ([]byte, *errcode.Error) {
+	r, err := b.resolve(p.ref)
+	if err != nil {
+		return nil, err
+	}
+	data := r.Text.Data
+	switch {
+	case p.bytes != nil:
+		span, err := selectors.ByteRange(data, p.bytes[0], p.bytes[1])
+		if err != nil {
+			return nil, err
+		}
+		return data[span.Start:span.End], nil
+	case p.lines != nil:
+		last := int64(r.Text.Lines.Count())
+		if len(p.lines) == 2 {
+			last = p.lines[1]
+		}
+		span, err := r.Text.Lines.Range(p.lines[0], last)
+		if err != nil {
+			return nil, err
+		}
+		return data[span.Start:span.End], nil
+	case p.pointer != nil:
+		_, _, text, err := selectJSON(r, *p.pointer, p.as)
+		return text, err
+	}
+	return data, nil
+}
+
+// path returns the expanded arguments' top-level string "path", if any.
+func (e *expander) path(texts []*results.Text) *string {
+	var found *string
+	count := 0
+	for m, v := range e.ix.Members(e.ix.Root()) {
+		if m.Name != "path" {
+			continue
+		}
+		count++
+		start, _ := e.ix.Span(v)
+		for i, n := range e.nodes {
+			if n.span.Start == start {
+				s := string(texts[i].Data)
+				found = &s
+			}
+		}
+		if e.ix.Kind(v) == selectors.JSONString {
+			if s, bad := e.ix.StringText(v); bad < 0 {
+				found = &s
+			}
+		}
+	}
+	if count != 1 {
+		return nil // no path, or an ambiguous one
+	}
+	return found
+}
+
+// expandedArguments copies the arguments with every node replaced by its
+// text as a JSON string.
+func (e *expander) expandedArguments(texts []*results.Text) json.RawMessage {
+	size := len(e.data)
+	for _, t := range texts {
+		size += len(t.Data) + 2
+	}
+	out := make([]byte, 0, size)
+	pos := 0
+	for i, n := range e.nodes {
+		out = append(out, e.data[pos:n.span.Start]...)
+		out = appendJSONString(out, texts[i].Data)
+		pos = n.span.End
+	}
+	return append(out, e.data[pos:]...)
+}
+
+// appendJSONString appends s as a JSON string literal, escaping only '"',
+// '\' and control characters.
+func appendJSONString(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	run := 0
+	for i, c := range s {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[run:i]...)
+		run = i + 1
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+	}
+	dst = append(dst, s[run:]...)
+	return append(dst, '"')
+}
