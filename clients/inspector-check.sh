@@ -67,7 +67,7 @@ inspector() {
 start=$SECONDS
 
 out="$(inspector --method tools/list)"
-for name in inspect find get_lines get_range get_json list_results begin_step; do
+for name in inspect find get_lines get_range get_json list_results expand_edit retain_output begin_step; do
   check "tools/list: $name listed" "$(js "r.tools.some((t) => t.name === '$name')" <<<"$out")" true
 done
 check "tools/list: every tool read-only, not destructive, closed-world, idempotentHint set" \

@@ -91,9 +91,8 @@ var wantLimits = map[string]int64{
 	"page_size":        4,
 }
 
-// wantTools are the tools the server lists today; expand_edit and
-// retain_output join them when they land.
-var wantTools = []string{"inspect", "find", "get_lines", "get_range", "get_json", "list_results", "begin_step"}
+// wantTools are the tools of SPEC section 5.
+var wantTools = []string{"inspect", "find", "get_lines", "get_range", "get_json", "list_results", "expand_edit", "retain_output", "begin_step"}
 
 // TestE2E drives the real binary with the official Go SDK's client over
 // stdio, once per handshake era of SPEC section 2.

@@ -66,5 +66,5 @@ func TestToolsDescribeLimitsAndHints(t *testing.T) {
 		require.NoError(t, json.Unmarshal(tool.Tool.RawInputSchema, &schema), name)
 		assert.Equal(t, false, schema["additionalProperties"], name)
 	}
-	assert.Len(t, names, 7)
+	assert.Len(t, names, 9)
 }

@@ -1,0 +1,108 @@
+package briefing
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"loom-results/limits"
+	"loom-results/workspace"
+)
+
+// benchFile writes a 16 MiB source-like file of 40-byte lines and returns
+// a briefing whose root holds it.
+func benchBriefing(b *testing.B) (*Briefing, int) {
+	b.Helper()
+	dir := b.TempDir()
+	var sb strings.Builder
+	lines := 0
+	for sb.Len() < 16<<20-64 {
+		fmt.Fprintf(&sb, "\tx%07d := compute(a, b) // note é\n", lines)
+		lines++
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	root, err := workspace.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { root.Close() })
+	cfg := limits.Defaults()
+	cfg.MaxLookups = 1 << 62
+	cfg.MaxStepBytes = 1 << 62
+	cfg.MaxExpandBytes = 1 << 62
+	return New(Options{Limits: cfg, Root: root}), lines
+}
+
+// BenchmarkInspect16MiB is inspect of a 16 MiB file: read, SHA-256, UTF-8
+// check and line index. Each iteration uses a fresh briefing, so nothing is
+// reused.
+func BenchmarkInspect16MiB(b *testing.B) {
+	first, _ := benchBriefing(b)
+	b.SetBytes(16 << 20)
+	for b.Loop() {
+		br := New(first.opts)
+		if e := br.Inspect([]string{"big.go"}); e[0].Err != nil {
+			b.Fatal(e[0].Err)
+		}
+		br.Close()
+	}
+}
+
+// BenchmarkGetLinesNearEnd is a warm get_lines of 20 lines near the end of
+// the 16 MiB result.
+func BenchmarkGetLinesNearEnd(b *testing.B) {
+	br, lines := benchBriefing(b)
+	if e := br.Inspect([]string{"big.go"}); e[0].Err != nil {
+		b.Fatal(e[0].Err)
+	}
+	first := int64(lines - 25)
+	last := first + 19
+	for b.Loop() {
+		if _, err := br.GetLines(Ref{Result: "r1"}, first, &last); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExpand16MiB1000Parts composes the 16 MiB result from 1,000 line
+// references with a literal between each, as a large rewrite would.
+func BenchmarkExpand16MiB1000Parts(b *testing.B) {
+	br, lines := benchBriefing(b)
+	if e := br.Inspect([]string{"big.go"}); e[0].Err != nil {
+		b.Fatal(e[0].Err)
+	}
+	args := compose1000(lines)
+	b.SetBytes(16 << 20)
+	b.ReportMetric(float64(len(args)), "arg-bytes")
+	for b.Loop() {
+		br.BeginStep()
+		if _, err := br.ExpandEdit(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// compose1000 returns expand_edit arguments that rebuild a file of lines
+// lines from 500 line references and 500 one-line literals.
+func compose1000(lines int) []byte {
+	var sb strings.Builder
+	sb.WriteString(`{"path":"big.go","content":{"$compose":[`)
+	per := lines / 500
+	for i := 0; i < 500; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		first, last := i*per+1, (i+1)*per
+		if i == 499 {
+			last = lines
+		}
+		sb.WriteString(`{"result":"r1","lines":[` + strconv.Itoa(first) + `,` + strconv.Itoa(last) + `]},"// edited ` + strconv.Itoa(i) + `\n"`)
+	}
+	sb.WriteString(`]}}`)
+	return []byte(sb.String())
+}
