@@ -93,8 +93,8 @@ try {
   check("handshake: server name", client.getServerVersion()?.name, "loom-results");
 
   const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-  check("tools/list: the seven tools", tools,
-    ["begin_step", "find", "get_json", "get_lines", "get_range", "inspect", "list_results"]);
+  check("tools/list: the nine tools", tools,
+    ["begin_step", "expand_edit", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "retain_output"]);
 
   let res = await call("inspect", { paths: ["a.txt", "data.json"] });
   check("inspect: isError", res.isError ?? false, false);
@@ -141,6 +141,21 @@ try {
 
   res = await call("get_json", { result: "r2", pointer: "/nested/name", as: "string" });
   check("get_json /nested/name as string", [text(res), res.structuredContent.type], ["loom", "string"]);
+
+  // expand_edit: a splice of r1 whose new line 2 is composed of a literal,
+  // a decoded JSON string from r2 and a newline. Not a lookup.
+  res = await call("expand_edit", { arguments: { path: "a.txt", content: { $splice: { result: "r1", edits: [
+    { lines: [2, 2], text: { $compose: ["beta: ", { result: "r2", pointer: "/nested/name", as: "string" }, "\n"] } },
+  ] } } } });
+  const edited = "alpha\nbeta: loom\ngamma\n";
+  check("expand_edit: expanded arguments", res.structuredContent.arguments, { path: "a.txt", content: edited });
+  check("expand_edit: expansion", res.structuredContent.expansions, [
+    { at: "/content", bytes: Buffer.byteLength(edited), sha256: sha(edited), parts: 1, result: "r3" },
+  ]);
+  check("expand_edit: text content is one line, never the body", text(res),
+    `/content: ${Buffer.byteLength(edited)} bytes sha256=${sha(edited).slice(0, 12)} result=r3\n`);
+  check("expand_edit: budget", [res.structuredContent.budget.lookups_used, res.structuredContent.budget.expand_bytes_used],
+    [3, Buffer.byteLength(edited)]);
 
   res = await call("get_lines", { result: "r9", first: 1 });
   check("get_lines r9: unknown_result", [res.isError, res.structuredContent.error.code,
