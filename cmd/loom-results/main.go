@@ -46,6 +46,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg.Register(fs)
 	root := fs.String("root", "", "the only tree inspect may read (default: the working directory)")
 	context := fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
+	httpAddr := fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
+	httpToken := fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -58,6 +60,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "loom-results: --context %q is not legacy or bounded\n", *context)
 		return usageError{errors.New("bad --context")}
 	}
+	if *httpAddr != "" {
+		if err := server.CheckHTTPAddr(*httpAddr, *httpToken); err != nil {
+			fmt.Fprintf(stderr, "loom-results: --http: %v\n", err)
+			return usageError{err}
+		}
+	}
 	r, err := workspace.Open(*root)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom-results: --root: %v\n", err)
@@ -66,6 +74,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer r.Close()
 	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r})
 
+	if *httpAddr != "" {
+		return s.ServeHTTP(ctx, server.HTTPOptions{Addr: *httpAddr, Token: *httpToken, Log: stderr})
+	}
 	// Serve on its own goroutine so that a signal ends the process even
 	// while a read of stdin blocks.
 	done := make(chan error, 1)
