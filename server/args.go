@@ -20,7 +20,9 @@ import (
 // beyond int64 they saturate, so that range checks answer them. Strings must
 // be valid UTF-8, raw bytes and escapes alike; a field tagged
 // `arg:"name,not_utf8"` answers not_utf8 with the offset in the decoded text
-// instead. A json.RawMessage field takes any value's exact bytes, unchecked.
+// instead, and one tagged `arg:"name,lenient"` takes the text as it is, for
+// the caller to judge. A json.RawMessage field takes any value's exact
+// bytes, unchecked.
 // Pointer fields are optional; all others are required.
 func decodeArgs(raw []byte, dst any) *errcode.Error {
 	v := reflect.ValueOf(dst).Elem()
@@ -262,7 +264,7 @@ func (p *argParser) text(name, opt string) (string, *errcode.Error) {
 	if err != nil {
 		return "", err
 	}
-	if bad >= 0 {
+	if bad >= 0 && opt != "lenient" {
 		if opt == "not_utf8" {
 			return "", errcode.Offset(errcode.NotUTF8, int64(bad), "argument %q is not valid UTF-8 at byte %d of its text", name, bad)
 		}

@@ -47,11 +47,13 @@ func TestInspectAnswer(t *testing.T) {
 	assert.Equal(t, "invalid_argument", errCode(s.call(2, "inspect", `{"paths":[]}`)))
 	assert.Equal(t, "invalid_argument", errCode(s.call(3, "inspect", `{"paths":"a.go"}`)))
 	assert.Equal(t, "invalid_argument", errCode(s.call(4, "inspect", `{}`)))
-	// An empty path is that entry's error alone.
-	res = s.call(5, "inspect", `{"paths":["","a.go"]}`)
+	// An empty or non-UTF-8 path is that entry's error alone.
+	res = s.call(5, "inspect", "{\"paths\":[\"\",\"a\xff.go\",\"\\udc00\",\"a.go\"]}")
 	entries = structured(res)["results"].([]any)
-	assert.Equal(t, "invalid_argument", entries[0].(map[string]any)["error"].(map[string]any)["code"])
-	assert.Equal(t, true, entries[1].(map[string]any)["reused"])
+	for i := 0; i < 3; i++ {
+		assert.Equal(t, "invalid_argument", entries[i].(map[string]any)["error"].(map[string]any)["code"], i)
+	}
+	assert.Equal(t, true, entries[3].(map[string]any)["reused"])
 }
 
 func TestBoundedInspect(t *testing.T) {

@@ -14,7 +14,9 @@ import (
 )
 
 type inspectArgs struct {
-	Paths []string `arg:"paths"`
+	// Paths are lenient: a path that is not UTF-8 is that entry's error
+	// alone (SPEC 5), not the call's.
+	Paths []string `arg:"paths,lenient"`
 }
 
 // inspectEntry is one entry of inspect's "results": a descriptor, or the
