@@ -64,11 +64,19 @@ func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
 		return nil, errcode.New(errcode.InvalidArgument, "arguments must be a JSON object, not %s", ix.Kind(root))
 	}
 	e := &expander{b: b, ix: ix, data: args}
-	if reserved(ix, root) {
-		return nil, b.unresolved("", errcode.New(errcode.InvalidArgument,
-			"arguments itself cannot be a %s or %s node; put the node under a member such as content", composeKey, spliceKey))
+	// Raw invalid UTF-8 outside the nodes makes the arguments themselves
+	// malformed: an argument check, which comes before any node resolves
+	// (SPEC section 4's order) and so refuses nothing.
+	if err := e.walk(root, "", false); err != nil {
+		return nil, err
 	}
-	if err := e.walk(root, ""); err != nil {
+	if reserved(ix, root) {
+		err = b.unresolved("", errcode.New(errcode.InvalidArgument,
+			"arguments itself cannot be a %s or %s node; put the node under a member such as content", composeKey, spliceKey))
+	} else {
+		err = e.walk(root, "", true)
+	}
+	if err != nil {
 		if err.Code == errcode.UnresolvedEdit {
 			b.budget.Refuse()
 		}
@@ -149,31 +157,35 @@ type expander struct {
 	nodes []node
 }
 
-// walk visits value n at pointer at in document order, resolving the nodes
-// it meets. Strings outside nodes must be valid UTF-8 (raw bytes; a lone
+// walk visits value n at pointer at in document order. With resolve, it
+// resolves the nodes it meets; without, it skips them and checks that the
+// strings and member names outside them are valid UTF-8 (raw bytes; a lone
 // surrogate escape is returned unchanged).
-func (e *expander) walk(n NodeID, at string) *errcode.Error {
+func (e *expander) walk(n NodeID, at string, resolve bool) *errcode.Error {
 	ix := e.ix
 	switch ix.Kind(n) {
 	case selectors.JSONString:
-		if ix.InvalidUTF8(n) {
+		if !resolve && ix.InvalidUTF8(n) {
 			return errcode.New(errcode.InvalidArgument, "the string at %q in arguments is not valid UTF-8", at)
 		}
 	case selectors.JSONArray:
 		for i, v := range ix.Elements(n) {
-			if err := e.walk(v, at+"/"+strconv.Itoa(i)); err != nil {
+			if err := e.walk(v, at+"/"+strconv.Itoa(i), resolve); err != nil {
 				return err
 			}
 		}
 	case selectors.JSONObject:
 		if reserved(ix, n) {
+			if !resolve {
+				return nil
+			}
 			return e.node(n, at)
 		}
 		for m, v := range ix.Members(n) {
-			if m.InvalidUTF8 {
+			if !resolve && m.InvalidUTF8 {
 				return errcode.New(errcode.InvalidArgument, "a member name in %q in arguments is not valid UTF-8", at)
 			}
-			if err := e.walk(v, at+"/"+escapeToken(m.Name)); err != nil {
+			if err := e.walk(v, at+"/"+escapeToken(m.Name), resolve); err != nil {
 				return err
 			}
 		}
@@ -279,6 +291,10 @@ type partRef struct {
 	as      string
 }
 
+// optionalMember lists the optional members of a reference: given as null,
+// each counts as omitted. An unknown member fails, null or not.
+var optionalMember = map[string]bool{"sha256": true, "bytes": true, "lines": true, "pointer": true, "as": true}
+
 // reference reads a reference object: {"result", "sha256"?} and at most
 // one of "bytes", "lines" or "pointer" (with an optional "as").
 func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
@@ -291,7 +307,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 			return r, errcode.New(errcode.InvalidArgument, "member %q is given twice", m.Name)
 		}
 		seen[m.Name] = true
-		if e.ix.Kind(v) == selectors.JSONNull && m.Name != "result" {
+		if e.ix.Kind(v) == selectors.JSONNull && optionalMember[m.Name] {
 			continue // an optional member given as null counts as omitted
 		}
 		var err *errcode.Error

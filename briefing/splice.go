@@ -115,8 +115,11 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []s
 			}
 			s.from, s.to, s.insert, hasBefore = n, n, true, true
 		case m.Name == "text" && !hasText:
+			// An object is a $compose node, or a malformed one when it has a
+			// reserved member (failing later, at its own pointer); any other
+			// object makes the edit of the wrong form.
 			k := e.ix.Kind(v)
-			if k != selectors.JSONString && k != selectors.JSONObject {
+			if k != selectors.JSONString && (k != selectors.JSONObject || !reserved(e.ix, v)) {
 				return s, form()
 			}
 			text, hasText = v, true
@@ -154,7 +157,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []s
 	if e.ix.Kind(text) == selectors.JSONString {
 		lit, err := e.literal(text)
 		if err != nil {
-			return s, b.unresolved(at+"/text", err)
+			return s, b.unresolved(at, err) // literal text is the edit's own, not a part
 		}
 		s.pieces = [][]byte{lit}
 		return s, nil

@@ -1,0 +1,249 @@
+package briefing
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"loom-results/errcode"
+	"loom-results/limits"
+)
+
+// fuzzPool is the literal text the fuzz tests compose from: line endings,
+// multi-byte characters, JSON's special characters and text that looks like
+// a node.
+var fuzzPool = []string{
+	"", "x", "\n", "\r\n", "\r", "é", "😀", `"`, `\`, "$", "$1", "\u2028", "\x00", "\t", "\x7f",
+	`{"$compose":[]}`, "line\n", "\\n", "€",
+}
+
+// fuzzText derives valid UTF-8 from fuzzer bytes, keeping it small.
+func fuzzText(raw []byte) string {
+	if len(raw) > 2048 {
+		raw = raw[:2048]
+	}
+	return strings.ToValidUTF8(string(raw), "\uFFFD")
+}
+
+// splitLines is the reference line split of SPEC 4.2: each line keeps its
+// "\n"; a final run without one is a line too.
+func splitLines(s string) []string {
+	var lines []string
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	return lines
+}
+
+// boundaries returns every character boundary of s, len(s) included.
+func boundaries(s string) []int {
+	var out []int
+	for i := range s {
+		out = append(out, i)
+	}
+	return append(out, len(s))
+}
+
+func quote(t *testing.T, s string) string {
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// fuzzBriefing is a briefing that holds text as r1.
+func fuzzBriefing(t *testing.T, text string) *Briefing {
+	b := New(Options{Limits: limits.Defaults(), Context: Legacy})
+	t.Cleanup(b.Close)
+	d, err := b.RetainOutput(Output{Label: "fuzz", Text: text, Complete: true})
+	require.Nil(t, err)
+	require.Equal(t, "r1", *d.ID)
+	return b
+}
+
+// checkExpansion checks the one expansion of got at /content against want.
+func checkExpansion(t *testing.T, b *Briefing, got *Expanded, want string, parts int) {
+	require.Len(t, got.Expansions, 1)
+	x := got.Expansions[0]
+	sum := sha256.Sum256([]byte(want))
+	assert.Equal(t, "/content", x.At)
+	assert.Equal(t, int64(len(want)), x.Bytes)
+	assert.Equal(t, hex.EncodeToString(sum[:]), x.SHA256)
+	assert.Equal(t, parts, x.Parts)
+	require.NotNil(t, x.Result)
+	r, err := b.store.Get(*x.Result)
+	require.Nil(t, err)
+	assert.Equal(t, want, string(r.Text.Data))
+	assert.Equal(t, sum, r.Text.Sum)
+
+	require.True(t, json.Valid(got.Arguments), "%q", got.Arguments)
+	var args struct{ Path, Content string }
+	require.NoError(t, json.Unmarshal(got.Arguments, &args))
+	assert.Equal(t, "f.txt", args.Path)
+	assert.Equal(t, want, args.Content)
+	assert.True(t, strings.HasPrefix(string(got.Arguments), `{"path":"f.txt","content":"`))
+	assert.Equal(t, "/content: "+strconv.Itoa(len(want))+" bytes sha256="+x.SHA256[:12]+" result="+*x.Result+"\n", got.Text)
+}
+
+// FuzzCompose composes random byte and line references into a stored text
+// with literals, and checks the expansion against the bytes it should be.
+func FuzzCompose(f *testing.F) {
+	f.Add([]byte("one\ntwo\nthree\n"), []byte{1, 0, 3, 2, 1, 1, 0, 5, 6, 3, 2, 0, 4, 0, 1})
+	f.Fuzz(func(t *testing.T, raw, plan []byte) {
+		text := fuzzText(raw)
+		b := fuzzBriefing(t, text)
+		lines := splitLines(text)
+		bounds := boundaries(text)
+		digest := sha256.Sum256([]byte(text))
+		full := hex.EncodeToString(digest[:])
+
+		var want strings.Builder
+		var parts []string
+		for i := 0; i+3 <= len(plan) && len(parts) < 64; i += 3 {
+			op, x, y := plan[i], int(plan[i+1]), int(plan[i+2])
+			switch op % 5 {
+			case 0: // a literal
+				lit := fuzzPool[x%len(fuzzPool)] + fuzzPool[y%len(fuzzPool)]
+				parts = append(parts, quote(t, lit))
+				want.WriteString(lit)
+			case 1: // a byte range on character boundaries
+				s, e := bounds[x*7%len(bounds)], bounds[y*11%len(bounds)]
+				if s > e {
+					s, e = e, s
+				}
+				parts = append(parts, `{"result":"r1","bytes":[`+strconv.Itoa(s)+`,`+strconv.Itoa(e)+`]}`)
+				want.WriteString(text[s:e])
+			case 2: // a line range
+				if len(lines) == 0 {
+					continue
+				}
+				first := 1 + x%len(lines)
+				last := first + y%(len(lines)-first+1)
+				parts = append(parts, `{"result":"r1","lines":[`+strconv.Itoa(first)+`,`+strconv.Itoa(last)+`]}`)
+				want.WriteString(strings.Join(lines[first-1:last], ""))
+			case 3: // lines [first]: to the last line
+				if len(lines) == 0 {
+					continue
+				}
+				first := 1 + x%len(lines)
+				parts = append(parts, `{"result":"r1","lines":[`+strconv.Itoa(first)+`]}`)
+				want.WriteString(strings.Join(lines[first-1:], ""))
+			case 4: // the whole result, with a digest prefix
+				d := full[:12+x%53]
+				if y&1 == 1 {
+					d = strings.ToUpper(d)
+				}
+				parts = append(parts, `{"sha256":"`+d+`","result":"r1"}`)
+				want.WriteString(text)
+			}
+		}
+		args := `{"path":"f.txt","content":{"$compose":[` + strings.Join(parts, ",") + `]}}`
+		got, err := b.ExpandEdit([]byte(args))
+		require.Nil(t, err, "%s", args)
+		checkExpansion(t, b, got, want.String(), len(parts))
+	})
+}
+
+// spliceRef applies edits to lines as SPEC 5.2 says, the simple way: each
+// edit replaces lines [from, to) of the stored text (from = to inserts).
+func spliceRef(lines []string, edits []refEdit) string {
+	var out strings.Builder
+	pos := 1
+	for _, e := range edits {
+		out.WriteString(strings.Join(lines[pos-1:e.from-1], ""))
+		out.WriteString(e.text)
+		pos = e.to
+	}
+	out.WriteString(strings.Join(lines[pos-1:], ""))
+	return out.String()
+}
+
+type refEdit struct {
+	from, to int // stored lines [from, to) are replaced
+	text     string
+	json     string
+}
+
+// FuzzSplice applies random in-order, non-overlapping edits to a stored text
+// and compares the expansion with spliceRef. When the plan asks for it, one
+// more edit that overlaps the last one must fail at that edit with
+// invalid_range.
+func FuzzSplice(f *testing.F) {
+	f.Add([]byte("a\nb\nc\n"), []byte{0, 1, 2, 1, 0, 0, 2, 1, 1})
+	f.Fuzz(func(t *testing.T, raw, plan []byte) {
+		text := fuzzText(raw)
+		b := fuzzBriefing(t, text)
+		lines := splitLines(text)
+		n := len(lines)
+
+		var edits []refEdit
+		minInsert, minReplace := 1, 1 // the first line each kind of edit may start at
+		for i := 0; i+3 <= len(plan) && len(edits) < 64; i += 3 {
+			op, x, y := plan[i], int(plan[i+1]), int(plan[i+2])
+			lit := fuzzPool[x%len(fuzzPool)] + fuzzPool[y%len(fuzzPool)]
+			switch op % 4 {
+			case 0, 1: // an insertion before line k, k = lines+1 appends
+				if minInsert > n+1 {
+					continue
+				}
+				k := minInsert + x%(n+2-minInsert)
+				var textJSON string
+				if op%4 == 1 && n > 0 { // its text composed from the result
+					l := 1 + y%n
+					lit = lines[l-1] + "|"
+					textJSON = `{"$compose":[{"result":"r1","lines":[` + strconv.Itoa(l) + `,` + strconv.Itoa(l) + `]},"|"]}`
+				} else {
+					textJSON = quote(t, lit)
+				}
+				edits = append(edits, refEdit{k, k, lit, `{"before":` + strconv.Itoa(k) + `,"text":` + textJSON + `}`})
+				minInsert, minReplace = k+1, k
+			case 2, 3: // a replacement of lines [first, last]
+				if minReplace > n {
+					continue
+				}
+				first := minReplace + x%(n+1-minReplace)
+				last := first + y%(n-first+1)
+				if op%4 == 3 {
+					lit = "" // a deletion
+				}
+				edits = append(edits, refEdit{first, last + 1, lit,
+					`{"lines":[` + strconv.Itoa(first) + `,` + strconv.Itoa(last) + `],"text":` + quote(t, lit) + `}`})
+				minInsert, minReplace = last+1, last+1
+			}
+		}
+		list := make([]string, len(edits))
+		for i, e := range edits {
+			list[i] = e.json
+		}
+		if len(plan) > 0 && plan[0]&0x80 != 0 && len(edits) > 0 {
+			// The last edit again overlaps itself (two insertions before
+			// the same line, or the same lines twice).
+			list = append(list, edits[len(edits)-1].json)
+			args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
+			_, err := b.ExpandEdit([]byte(args))
+			require.NotNil(t, err, "%s", args)
+			require.Equal(t, errcode.UnresolvedEdit, err.Code, err.Error())
+			assert.Equal(t, "/content/$splice/edits/"+strconv.Itoa(len(edits)), err.Details["at"])
+			assert.Equal(t, errcode.InvalidRange, err.Details["cause"].(*errcode.Error).Code)
+			return
+		}
+		args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
+		got, err := b.ExpandEdit([]byte(args))
+		require.Nil(t, err, "%s", args)
+		want := spliceRef(lines, edits)
+		require.True(t, utf8.ValidString(want))
+		checkExpansion(t, b, got, want, len(edits))
+	})
+}
