@@ -38,8 +38,12 @@ func main() {
 // usageError is a bad command line; it exits with status 2.
 type usageError struct{ error }
 
-// run parses args and serves until the input ends or ctx is done.
+// run parses args and serves until the input ends or ctx is done; with
+// "replay" first, it replays conformance scripts instead.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "replay" {
+		return replay(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("loom-results", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := limits.Defaults()

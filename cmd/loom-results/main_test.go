@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"negative limit", []string{"--max-lookups", "-1"}, "max-lookups"},
+		{"page size zero", []string{"--page-size", "0"}, "page-size"},
+		{"bad context", []string{"--context", "wide"}, `--context "wide"`},
+		{"unknown flag", []string{"--nope"}, "nope"},
+		{"stray argument", []string{"extra"}, `unexpected argument "extra"`},
+		{"missing root", []string{"--root", "/does/not/exist"}, "--root"},
+		{"non-loopback HTTP without a token", []string{"--http", "0.0.0.0:0"}, "--http"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stderr bytes.Buffer
+			err := run(context.Background(), tt.args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+			var usage usageError
+			require.True(t, errors.As(err, &usage), "want a usage error, got %v", err)
+			assert.Contains(t, stderr.String(), tt.want)
+		})
+	}
+}
+
+func TestRunEndOfInput(t *testing.T) {
+	t.Parallel()
+	var stdout bytes.Buffer
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}` + "\n"
+	require.NoError(t, run(context.Background(), []string{"--root", t.TempDir()}, strings.NewReader(in), &stdout, &bytes.Buffer{}))
+	assert.Contains(t, stdout.String(), `"text":"step 2"`)
+}
+
+// TestSignals starts the real binary and ends it with SIGINT and SIGTERM
+// while it waits on its input: it exits with status 0 (SPEC section 2).
+func TestSignals(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "loom-results")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(bin, "--root", t.TempDir())
+			stdin, err := cmd.StdinPipe()
+			require.NoError(t, err)
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			// One answered request shows the server is up and reading.
+			_, err = stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}` + "\n"))
+			require.NoError(t, err)
+			buf := make([]byte, 1)
+			_, err = stdout.Read(buf)
+			require.NoError(t, err)
+			require.NoError(t, cmd.Process.Signal(sig))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				assert.NoError(t, err, "exit status 0")
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("the server did not exit")
+			}
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"loom-results/conformance"
+)
+
+// replay runs `loom-results replay [--server "CMD"] SCRIPT...`: it replays
+// conformance scripts (package conformance) against a fresh server per
+// script, by default this executable, and fails when any script fails.
+func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loom-results replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	server := fs.String("server", "", "the server command, split at white space; --root and each script's flags are appended (default: this executable)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: loom-results replay [--server "CMD"] SCRIPT...`)
+		fmt.Fprintln(stderr, "Replays scripted sessions (txtar files, or directories of them) and ends with \"N passed, M failed\".")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageError{errors.New("no scripts")}
+	}
+	cmd := strings.Fields(*server)
+	if len(cmd) == 0 {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("replay: finding this executable: %w", err)
+		}
+		cmd = []string{self}
+	}
+	_, failed, err := conformance.Replay(ctx, cmd, fs.Args(), stdout)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	if failed > 0 {
+		return fmt.Errorf("replay: %d script(s) failed", failed)
+	}
+	return nil
+}
