@@ -459,7 +459,11 @@ func TestExpandSpliceUnresolved(t *testing.T) {
 		{"line numbers refer to the stored result", splice("r1", `[{"lines":[1,1],"text":"a\nb\nc\nd\n"},{"lines":[4,4],"text":""}]`), e1, ir, three, "outside 1-3"},
 
 		// Within an edit: form, then line numbers, then order, then text.
-		{"form before line numbers", splice("r1", `[{"lines":[9,9],"text":5}]`), e0, ia, nil, ""},
+		{"form before line numbers", splice("r1", `[{"lines":[9],"text":""}]`), e0, ia, nil, ""},
+		// The kind of text is checked with the text, last.
+		{"line numbers before the kind of text", splice("r1", `[{"lines":[9,9],"text":5}]`), e0, ir, three, "lines 9-9 outside 1-3"},
+		{"order before the kind of text", splice("r1", `[{"lines":[3,3],"text":""},{"lines":[1,1],"text":5}]`), e1, ir, three, ""},
+		{"text of the wrong kind", splice("r1", `[{"lines":[1,1],"text":5}]`), e0, ia, nil, ""},
 		{"line numbers before order", splice("r1", `[{"lines":[3,3],"text":""},{"lines":[9,9],"text":""}]`), e1, ir, three, "lines 9-9 outside 1-3"},
 		{"order before text", splice("r1", "[{\"lines\":[3,3],\"text\":\"\"},{\"lines\":[1,1],\"text\":\"\xff\"}]"), e1, ir, three, ""},
 		{"order before a compose text", splice("r1", `[{"lines":[3,3],"text":""},{"lines":[1,1],"text":{"$compose":[{"result":"r99"}]}}]`), e1, ir, three, ""},

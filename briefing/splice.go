@@ -115,13 +115,8 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []s
 			}
 			s.from, s.to, s.insert, hasBefore = n, n, true, true
 		case m.Name == "text" && !hasText:
-			// An object is a $compose node, or a malformed one when it has a
-			// reserved member (failing later, at its own pointer); any other
-			// object makes the edit of the wrong form.
-			k := e.ix.Kind(v)
-			if k != selectors.JSONString && (k != selectors.JSONObject || !reserved(e.ix, v)) {
-				return s, form()
-			}
+			// Its kind is checked with the text, after the line numbers
+			// and the order (SPEC 5.2).
 			text, hasText = v, true
 		default:
 			return s, form()
@@ -154,14 +149,25 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []s
 		}
 	}
 
-	if e.ix.Kind(text) == selectors.JSONString {
+	switch e.ix.Kind(text) {
+	case selectors.JSONString:
 		lit, err := e.literal(text)
 		if err != nil {
 			return s, b.unresolved(at, err) // literal text is the edit's own, not a part
 		}
 		s.pieces = [][]byte{lit}
 		return s, nil
+	case selectors.JSONObject:
+		if reserved(e.ix, text) {
+			break
+		}
+		fallthrough
+	default:
+		return s, b.unresolved(at, errcode.New(errcode.InvalidArgument,
+			`an edit's text is a string or a {"%s": [part, ...]} node, not %s`, composeKey, e.ix.Kind(text)))
 	}
+	// A reserved object: a $compose node, or a malformed one, which fails
+	// at its own pointer (SPEC 5.1).
 	key, arr, ok := e.onlyMember(text)
 	if !ok || key != composeKey || e.ix.Kind(arr) != selectors.JSONArray {
 		return s, b.unresolved(at+"/text", errcode.New(errcode.InvalidArgument,
