@@ -2,8 +2,21 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
+	"fmt"
 	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // HTTPOptions configure ServeHTTP.
@@ -13,12 +26,228 @@ type HTTPOptions struct {
 	Log   io.Writer // where to log; never stdout
 }
 
-// CheckHTTPAddr refuses a non-loopback address without a token (SPEC 2).
-func CheckHTTPAddr(addr, token string) error {
-	return errors.New("not implemented yet")
+// httpVersions are the protocol versions served over HTTP, newest first:
+// the session era only (SPEC section 2). 2026-07-28 has no sessions, so it
+// cannot have a briefing per session.
+var httpVersions = []string{
+	mcp.ProtocolVersion20251125,
+	mcp.ProtocolVersion20250618,
+	mcp.ProtocolVersion20250326,
+	mcp.ProtocolVersion20241105,
 }
 
-// ServeHTTP serves Streamable HTTP until ctx is done.
+// shutdownGrace is how long shutdown waits for in-flight requests, so that
+// the process exits within 2 s of a signal.
+const shutdownGrace = 1500 * time.Millisecond
+
+// CheckHTTPAddr checks a --http address: host:port with a numeric port, and
+// a loopback host (localhost, 127.0.0.0/8, ::1) unless a token is given
+// (SPEC section 2). An empty host means every interface, so it needs a
+// token too.
+func CheckHTTPAddr(addr, token string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("%q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	if !validHost(host) {
+		return fmt.Errorf("%q: %q is not an IP address or a host name", addr, host)
+	}
+	if token == "" && !isLoopback(host) {
+		return fmt.Errorf("%q is not a loopback address (localhost, 127.0.0.0/8, ::1); "+
+			"another address needs --http-token", addr)
+	}
+	return nil
+}
+
+// validHost accepts "" (every interface), an IP address, or a host name of
+// letters, digits, '-' and '_' in dot-separated labels.
+func validHost(host string) bool {
+	if host == "" {
+		return true
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	if len(host) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(strings.TrimSuffix(host, "."), ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for _, c := range label {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isLoopback reports whether host (without a port) is localhost or a
+// loopback IP address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// isLoopbackHostPort is isLoopback for a Host header or URL host: host,
+// host:port, [v6] or [v6]:port.
+func isLoopbackHostPort(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+	}
+	return isLoopback(host)
+}
+
+// ServeHTTP serves Streamable HTTP at http://opts.Addr/mcp until ctx is
+// done, one briefing per MCP session (SPEC section 2). It logs the URL it
+// serves to opts.Log. When ctx is done it stops accepting connections, lets
+// in-flight requests finish for up to 1.5 s, ends every session, freeing
+// its briefing, and returns nil.
 func (s *Server) ServeHTTP(ctx context.Context, opts HTTPOptions) error {
-	return errors.New("not implemented yet")
+	if err := CheckHTTPAddr(opts.Addr, opts.Token); err != nil {
+		return err
+	}
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	t := s.newHTTPTransport(opts)
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("--http: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           t,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(logw, "loom-results: http: ", 0),
+	}
+	fmt.Fprintf(logw, "loom-results: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		t.closeAll()
+		return fmt.Errorf("--http: %w", err)
+	case <-ctx.Done():
+	}
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		// Requests still running past the grace period are cut off; their
+		// sessions' briefings are freed when their handlers return.
+		srv.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(logw, "loom-results: http: %v\n", err)
+	}
+	t.closeAll()
+	return nil
+}
+
+// newHTTPTransport returns the HTTP handler of ServeHTTP, without a
+// listener.
+func (s *Server) newHTTPTransport(opts HTTPOptions) *httpTransport {
+	host, _, _ := net.SplitHostPort(opts.Addr)
+	t := &httpTransport{
+		s:         s,
+		token:     opts.Token,
+		loopback:  isLoopback(host),
+		idle:      s.opts.Limits.IdleTimeout,
+		afterFunc: func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) },
+		sessions:  make(map[string]*httpSession),
+	}
+	if opts.Token != "" {
+		t.tokenSum = sha256.Sum256([]byte(opts.Token))
+	}
+	return t
+}
+
+// ServeHTTP checks what applies to every request, in this order: DNS
+// rebinding (403), the token (401), the path (404), the protocol version
+// header (400) and the method (405).
+func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg := t.forbidden(r); msg != "" {
+		http.Error(w, msg, http.StatusForbidden)
+		return
+	}
+	if !t.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="loom-results"`)
+		http.Error(w, "missing or wrong bearer token (Authorization: Bearer <--http-token>)", http.StatusUnauthorized)
+		return
+	}
+	if r.URL.Path != "/mcp" {
+		http.Error(w, fmt.Sprintf("no endpoint %q: MCP is served at /mcp", r.URL.Path), http.StatusNotFound)
+		return
+	}
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !supportedVersion(v) {
+		writeJSON(w, http.StatusBadRequest, unsupportedVersion(nil, v))
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		t.post(w, r)
+	case http.MethodDelete:
+		t.delete(w, r)
+	default:
+		// GET would open a stream of server-initiated messages; this server
+		// sends none, which Streamable HTTP allows by answering 405.
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, fmt.Sprintf("method %s not allowed: POST JSON-RPC messages, DELETE to end a session", r.Method),
+			http.StatusMethodNotAllowed)
+	}
+}
+
+// forbidden applies DNS-rebinding protection: on a loopback listener the
+// Host header must name a loopback host, and any Origin must be a loopback
+// origin (on a non-loopback listener, which needs a token, the request's own
+// origin is allowed too). It returns why a request is refused, or "".
+func (t *httpTransport) forbidden(r *http.Request) string {
+	if t.loopback && !isLoopbackHostPort(r.Host) {
+		return fmt.Sprintf("Host %q is not a loopback host", r.Host)
+	}
+	if origins := r.Header.Values("Origin"); len(origins) > 0 {
+		o := origins[0]
+		u, err := url.Parse(o)
+		ok := err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+			(isLoopbackHostPort(u.Host) || !t.loopback && strings.EqualFold(u.Host, r.Host))
+		if !ok {
+			return fmt.Sprintf("Origin %q is not a loopback origin", o)
+		}
+	}
+	return ""
+}
+
+// authorized checks the bearer token in constant time (over digests, so
+// the token's length does not leak either).
+func (t *httpTransport) authorized(r *http.Request) bool {
+	if t.token == "" {
+		return true
+	}
+	scheme, cred, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(cred)))
+	return subtle.ConstantTimeCompare(got[:], t.tokenSum[:]) == 1
+}
+
+// supportedVersion reports whether v is one of httpVersions.
+func supportedVersion(v string) bool {
+	for _, s := range httpVersions {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,241 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+const sessionHeader = "Mcp-Session-Id"
+
+// sessionNotFound is the JSON-RPC code of the 404 answer to an unknown or
+// ended session (the code the TypeScript SDK uses).
+const sessionNotFound = -32001
+
+// message is what the transport reads of a JSON-RPC message before mcp-go
+// handles it.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// hasID reports a request or response ID (null counts as none, as mcp-go
+// treats it).
+func (m *message) hasID() bool { return len(m.ID) > 0 && string(m.ID) != "null" }
+
+// id is the message's ID for an error answer: as the client wrote it, or
+// null.
+func (m *message) id() any {
+	if !m.hasID() {
+		return nil
+	}
+	return m.ID
+}
+
+// post serves one JSON-RPC message. The checks, in order: a session ID
+// that names no live session (404), the body's size (413), its syntax (400
+// with a JSON-RPC parse error), a batch or a non-message (400 with
+// -32600), a protocol version in _meta other than httpVersions (400), an
+// initialize that carries a session ID or another message that does not
+// (400). A request is answered 200 with its JSON-RPC response as
+// application/json (JSON-RPC errors included); a notification or a
+// response is answered 202 with no body.
+//
+// JSON-RPC batches are refused with 400 and a -32600 error: protocol
+// 2025-06-18 removed them, and one session executes its calls one at a
+// time anyway.
+func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
+	if !acceptsJSON(r.Header) {
+		http.Error(w, "this server answers application/json: the Accept header must allow it", http.StatusNotAcceptable)
+		return
+	}
+	var sess *httpSession
+	if id := r.Header.Get(sessionHeader); id != "" {
+		if sess = t.acquire(id); sess == nil {
+			writeJSON(w, http.StatusNotFound, rpcError(nil, sessionNotFound,
+				fmt.Sprintf("unknown or ended session %q: send initialize without %s to start a new one", id, sessionHeader)))
+			return
+		}
+		defer t.release(sess)
+	}
+
+	limit := t.s.opts.Limits.MaxMessageBytes
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+		writeJSON(w, http.StatusRequestEntityTooLarge, rpcError(nil, mcp.INVALID_REQUEST,
+			fmt.Sprintf("message over the %d-byte limit (--max-message-bytes)", limit)))
+		return
+	}
+	if err != nil {
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+
+	var msg message
+	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); {
+	case !json.Valid(body):
+		writeJSON(w, http.StatusBadRequest, rpcError(nil, mcp.PARSE_ERROR, "the body is not valid JSON"))
+		return
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		writeJSON(w, http.StatusBadRequest, rpcError(nil, mcp.INVALID_REQUEST,
+			"JSON-RPC batches are not supported: POST one message per request"))
+		return
+	case json.Unmarshal(body, &msg) != nil:
+		writeJSON(w, http.StatusBadRequest, rpcError(nil, mcp.INVALID_REQUEST, "the body is not a JSON-RPC message object"))
+		return
+	case msg.Method == "" && (!msg.hasID() || msg.Result == nil && msg.Error == nil):
+		writeJSON(w, http.StatusBadRequest, rpcError(msg.id(), mcp.INVALID_REQUEST,
+			"the body is not a JSON-RPC request, notification or response"))
+		return
+	}
+	if msg.Method != "" {
+		if v := metaVersion(body); v != "" && !supportedVersion(v) {
+			writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.id(), v))
+			return
+		}
+	}
+	request := msg.Method != "" && msg.hasID()
+
+	switch {
+	case request && msg.Method == string(mcp.MethodInitialize) && sess != nil:
+		writeJSON(w, http.StatusBadRequest, rpcError(msg.id(), mcp.INVALID_REQUEST,
+			"initialize starts a new session: send it without "+sessionHeader))
+	case request && msg.Method == string(mcp.MethodInitialize):
+		t.initialize(w, r, body)
+	case sess == nil:
+		writeJSON(w, http.StatusBadRequest, rpcError(msg.id(), mcp.INVALID_REQUEST,
+			"missing "+sessionHeader+": start a session with initialize and send its ID with every message"))
+	default:
+		resp := t.s.mcp.HandleMessage(t.sessionContext(r.Context(), sess), body)
+		sess.drainNotes()
+		switch {
+		case resp == nil || isNilMessage(resp):
+			w.WriteHeader(http.StatusAccepted)
+		case request:
+			writeJSON(w, http.StatusOK, resp)
+		default:
+			// A notification or response mcp-go refused (a wrong
+			// "jsonrpc", say).
+			writeJSON(w, http.StatusBadRequest, resp)
+		}
+	}
+}
+
+// initialize starts a session: a fresh briefing, registered with mcp-go,
+// that enters the table, and whose ID the answer carries, only when
+// initialize succeeds.
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
+	sess, err := t.newSession(r.Context())
+	if err != nil {
+		http.Error(w, "starting a session: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	resp := t.s.mcp.HandleMessage(t.sessionContext(r.Context(), sess), body)
+	sess.drainNotes()
+	if _, ok := resp.(mcp.JSONRPCResponse); !ok {
+		t.free(sess)
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	if !t.add(sess) {
+		t.free(sess)
+		http.Error(w, "the server is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer t.release(sess)
+	w.Header().Set(sessionHeader, sess.id)
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// sessionContext is the context a session's messages are handled in: its
+// mcp-go session, the versions this transport serves (for server/discover)
+// and its briefing.
+func (t *httpTransport) sessionContext(ctx context.Context, sess *httpSession) context.Context {
+	ctx = t.s.mcp.WithContext(ctx, sess)
+	ctx = mcpserver.WithSupportedProtocolVersions(ctx, httpVersions)
+	return withBriefing(ctx, sess.b)
+}
+
+// metaVersion is the protocol version in a message's
+// params._meta["io.modelcontextprotocol/protocolVersion"], read as mcp-go
+// reads it to tell the 2026-07-28 era, or "".
+func metaVersion(body []byte) string {
+	var m struct {
+		Params struct {
+			Meta *mcp.Meta `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	return m.Params.Meta.ProtocolVersion()
+}
+
+// unsupportedVersion is the 400 answer to a message of a protocol version
+// this transport does not serve; its message and data name the versions it
+// does.
+func unsupportedVersion(id any, v string) mcp.JSONRPCError {
+	e := mcp.UnsupportedProtocolVersionError{Version: v, Supported: httpVersions}.JSONRPCError()
+	e.ID = mcp.NewRequestId(id)
+	e.Error.Message = fmt.Sprintf("protocol version %q is not served over HTTP; supported versions: %s "+
+		"(2026-07-28 has no sessions: use stdio for it)", v, strings.Join(httpVersions, ", "))
+	return e
+}
+
+// rpcError is a JSON-RPC error answer.
+func rpcError(id any, code int, msg string) mcp.JSONRPCError {
+	return mcp.JSONRPCError{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      mcp.NewRequestId(id),
+		Error:   mcp.NewJSONRPCErrorDetails(code, msg, nil),
+	}
+}
+
+// writeJSON writes v as an application/json answer with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "encoding the answer: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// acceptsJSON reports whether the Accept header (absent counts as */*)
+// allows application/json. Clients send "application/json,
+// text/event-stream"; this server always answers JSON.
+func acceptsJSON(h http.Header) bool {
+	values := h.Values("Accept")
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			switch mt {
+			case "application/json", "application/*", "*/*":
+				return true
+			}
+		}
+	}
+	return false
+}

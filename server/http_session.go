@@ -1,0 +1,256 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"loom-results/briefing"
+)
+
+// httpTransport serves Streamable HTTP: one briefing per MCP session, each
+// session from its initialize until DELETE, --idle-timeout or shutdown.
+//
+// A session's briefing is freed once the session has ended and none of its
+// requests is still running, so a call never meets a closed briefing.
+type httpTransport struct {
+	s        *Server
+	token    string
+	tokenSum [32]byte // SHA-256 of token
+	loopback bool     // the listen address is loopback: DNS-rebinding checks apply
+	idle     time.Duration
+
+	// afterFunc arms the idle timer; tests replace it with a clock they
+	// drive by hand.
+	afterFunc func(time.Duration, func()) stopper
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession // live sessions by ID
+	closed   bool                    // shut down: no new sessions
+}
+
+// stopper is the part of *time.Timer that the idle timer needs.
+type stopper interface{ Stop() bool }
+
+// httpSession is one MCP session over HTTP: mcp-go's ClientSession, and the
+// transport's state of it.
+type httpSession struct {
+	id    string
+	b     *briefing.Briefing
+	notes chan mcp.JSONRPCNotification
+
+	logLevel
+	initialized atomic.Bool
+	infoMu      sync.Mutex
+	clientInfo  mcp.Implementation
+	clientCaps  mcp.ClientCapabilities
+	version     string
+
+	// Guarded by httpTransport.mu.
+	active int     // requests of this session being served
+	ended  bool    // removed from the table; freed when active drops to 0
+	timer  stopper // the armed idle timer, if any
+	gen    uint64  // invalidates idle timers armed before the latest request
+}
+
+func (s *httpSession) SessionID() string                                   { return s.id }
+func (s *httpSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
+func (s *httpSession) Initialize()                                         { s.initialized.Store(true) }
+func (s *httpSession) Initialized() bool                                   { return s.initialized.Load() }
+
+func (s *httpSession) GetClientInfo() mcp.Implementation {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	return s.clientInfo
+}
+
+func (s *httpSession) SetClientInfo(info mcp.Implementation) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	s.clientInfo = info
+}
+
+func (s *httpSession) GetClientCapabilities() mcp.ClientCapabilities {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	return s.clientCaps
+}
+
+func (s *httpSession) SetClientCapabilities(caps mcp.ClientCapabilities) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	s.clientCaps = caps
+}
+
+// SetProtocolVersion records the version negotiated by initialize (mcp-go
+// calls it when a session has it).
+func (s *httpSession) SetProtocolVersion(v string) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	s.version = v
+}
+
+// drainNotes discards the notifications queued for the session: without a
+// server-to-client stream there is nowhere to send them, and a full
+// channel would only make mcp-go report it blocked.
+func (s *httpSession) drainNotes() {
+	for {
+		select {
+		case <-s.notes:
+		default:
+			return
+		}
+	}
+}
+
+// newSession starts a session with a fresh briefing under an unguessable
+// ID (128 random bits) and registers it with mcp-go. It is not in the table
+// until its initialize succeeds (add).
+func (t *httpTransport) newSession(ctx context.Context) (*httpSession, error) {
+	sess := &httpSession{
+		id:    rand.Text(),
+		b:     t.s.newBriefing(),
+		notes: make(chan mcp.JSONRPCNotification, 16),
+	}
+	if err := t.s.mcp.RegisterSession(ctx, sess); err != nil {
+		sess.b.Close()
+		return nil, err
+	}
+	return sess, nil
+}
+
+// add puts an initialized session in the table as being served (release
+// it when its initialize is answered). It reports false after shutdown.
+func (t *httpTransport) add(sess *httpSession) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	sess.active = 1
+	t.sessions[sess.id] = sess
+	return true
+}
+
+// acquire finds a live session for one of its requests and stops its idle
+// timer; nil when there is no such session. Each acquire needs a release.
+func (t *httpTransport) acquire(id string) *httpSession {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sess := t.sessions[id]
+	if sess == nil {
+		return nil
+	}
+	sess.active++
+	sess.gen++
+	if sess.timer != nil {
+		sess.timer.Stop()
+		sess.timer = nil
+	}
+	return sess
+}
+
+// release ends a request of sess: the last one of an ended session frees
+// it; the last one of a live session arms its idle timer.
+func (t *httpTransport) release(sess *httpSession) {
+	t.mu.Lock()
+	sess.active--
+	free := sess.ended && sess.active == 0
+	if !sess.ended && sess.active == 0 && t.idle > 0 {
+		sess.gen++
+		gen := sess.gen
+		sess.timer = t.afterFunc(t.idle, func() { t.expire(sess, gen) })
+	}
+	t.mu.Unlock()
+	if free {
+		t.free(sess)
+	}
+}
+
+// expire ends sess when the idle timer of generation gen fires, unless a
+// request came meanwhile.
+func (t *httpTransport) expire(sess *httpSession, gen uint64) {
+	t.mu.Lock()
+	if sess.ended || sess.active > 0 || sess.gen != gen {
+		t.mu.Unlock()
+		return
+	}
+	free := t.endLocked(sess)
+	t.mu.Unlock()
+	if free {
+		t.free(sess)
+	}
+}
+
+// end ends the session with the given ID; false when there is none.
+func (t *httpTransport) end(id string) bool {
+	t.mu.Lock()
+	sess := t.sessions[id]
+	if sess == nil {
+		t.mu.Unlock()
+		return false
+	}
+	free := t.endLocked(sess)
+	t.mu.Unlock()
+	if free {
+		t.free(sess)
+	}
+	return true
+}
+
+// endLocked removes sess from the table, so that its ID gets 404 from now
+// on, and reports whether it can be freed now (no request of it running).
+func (t *httpTransport) endLocked(sess *httpSession) bool {
+	delete(t.sessions, sess.id)
+	sess.ended = true
+	if sess.timer != nil {
+		sess.timer.Stop()
+		sess.timer = nil
+	}
+	return sess.active == 0
+}
+
+// free gives back a session's briefing (its store and its share of the
+// process-wide quota) and unregisters it from mcp-go. It runs once per
+// session, after the session ended and its last request finished.
+func (t *httpTransport) free(sess *httpSession) {
+	t.s.mcp.UnregisterSession(context.Background(), sess.id)
+	sess.b.Close()
+}
+
+// closeAll ends every session at shutdown and refuses new ones.
+func (t *httpTransport) closeAll() {
+	t.mu.Lock()
+	t.closed = true
+	var now []*httpSession
+	for _, sess := range t.sessions {
+		if t.endLocked(sess) {
+			now = append(now, sess)
+		}
+	}
+	t.mu.Unlock()
+	for _, sess := range now {
+		t.free(sess)
+	}
+}
+
+// delete ends the session named by Mcp-Session-Id: 204, or 404 when there
+// is no such session, or 400 without the header.
+func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(sessionHeader)
+	if id == "" {
+		writeJSON(w, http.StatusBadRequest, rpcError(nil, mcp.INVALID_REQUEST, "DELETE needs the "+sessionHeader+" header of the session to end"))
+		return
+	}
+	if !t.end(id) {
+		writeJSON(w, http.StatusNotFound, rpcError(nil, sessionNotFound, fmt.Sprintf("unknown or ended session %q", id)))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
