@@ -43,6 +43,8 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, quota: results.NewQuota(opts.Limits.MaxTotalBytes)}
 	s.mcp = mcpserver.NewMCPServer(Name, Version,
 		mcpserver.WithToolCapabilities(false),
+		// logging/setLevel is accepted; the server sends no log messages (logs go to stderr).
+		mcpserver.WithLogging(),
 		mcpserver.WithInstructions(instructions),
 	)
 	for _, t := range Tools(opts.Limits) {

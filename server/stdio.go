@@ -134,6 +134,7 @@ func isNilMessage(v any) bool {
 
 // stdioSession is the one client session of a stdio server.
 type stdioSession struct {
+	logLevel
 	notes       chan mcp.JSONRPCNotification
 	initialized atomic.Bool
 }
@@ -142,3 +143,16 @@ func (s *stdioSession) SessionID() string                                   { re
 func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
 func (s *stdioSession) Initialize()                                         { s.initialized.Store(true) }
 func (s *stdioSession) Initialized() bool                                   { return s.initialized.Load() }
+
+// logLevel keeps the level a session set with logging/setLevel. The server
+// sends no log messages (it logs to stderr), so the level changes nothing.
+type logLevel struct{ v atomic.Value }
+
+func (l *logLevel) SetLogLevel(level mcp.LoggingLevel) { l.v.Store(level) }
+
+func (l *logLevel) GetLogLevel() mcp.LoggingLevel {
+	if v, ok := l.v.Load().(mcp.LoggingLevel); ok {
+		return v
+	}
+	return mcp.LoggingLevelError
+}
