@@ -29,7 +29,7 @@ func TestInspectAnswer(t *testing.T) {
 	sum := digest(body)
 	assert.Equal(t, "r1 file a.go: 23 bytes, 3 lines, complete, sha256="+sum[:12]+"\n"+
 		"package \n[preview: first 8 of 23 bytes]\n"+
-		"r2 file d.json: 8 bytes, 1 lines, complete, sha256="+digest(`{"k": 1}`)[:12]+", json=object\n"+
+		"r2 file d.json: 8 bytes, 1 line, complete, sha256="+digest(`{"k": 1}`)[:12]+", json=object\n"+
 		"{\"k\": 1}\n[no final newline]\n"+
 		"missing: error not_found: file \"missing\" not found\n", text(res))
 	entries := structured(res)["results"].([]any)
@@ -68,7 +68,7 @@ func TestBoundedInspect(t *testing.T) {
 	assert.NotContains(t, first, "preview")
 	assert.NotContains(t, first, "preview_complete")
 	assert.Equal(t, "store_full", entries[1].(map[string]any)["error"].(map[string]any)["code"])
-	assert.Equal(t, "r1 file a: 2 bytes, 1 lines, complete, sha256="+digest("a\n")[:12]+"\n"+
+	assert.Equal(t, "r1 file a: 2 bytes, 1 line, complete, sha256="+digest("a\n")[:12]+"\n"+
 		"b: error store_full: "+entries[1].(map[string]any)["error"].(map[string]any)["message"].(string)+"\n", text(res))
 }
 

@@ -24,8 +24,8 @@ func renderDescriptor(b *strings.Builder, d results.Descriptor) {
 	b.WriteByte(' ')
 	b.WriteString(renderSource(d.Source))
 	b.WriteString(": ")
-	b.WriteString(strconv.FormatInt(d.Bytes, 10) + " bytes, ")
-	b.WriteString(strconv.FormatInt(d.Lines, 10) + " lines, ")
+	b.WriteString(count(d.Bytes, "byte") + ", ")
+	b.WriteString(count(d.Lines, "line") + ", ")
 	if d.Complete {
 		b.WriteString("complete")
 	} else {
@@ -81,4 +81,12 @@ func renderSource(s results.Source) string {
 		parts = append(parts, "dropped="+strconv.FormatInt(s.DroppedBytes, 10))
 	}
 	return strings.Join(parts, " ")
+}
+
+// count renders n and a noun, plural unless n is 1: "1 line", "0 lines".
+func count(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(n, 10) + " " + noun + "s"
 }

@@ -15,7 +15,7 @@ func TestRetainOutputAnswer(t *testing.T) {
 	s.initialize()
 	res := s.call(1, "retain_output", `{"label":"go test","text":"ok\n"}`)
 	assert.Nil(t, res["isError"])
-	assert.Equal(t, "r1 output \"go test\": 3 bytes, 1 lines, incomplete, sha256="+digest("ok\n")[:12]+"\nok\n", text(res))
+	assert.Equal(t, "r1 output \"go test\": 3 bytes, 1 line, incomplete, sha256="+digest("ok\n")[:12]+"\nok\n", text(res))
 	assert.Equal(t, map[string]any{
 		"id": "r1", "sha256": digest("ok\n"), "bytes": float64(3), "lines": float64(1), "complete": false,
 		"source": map[string]any{"kind": "output", "label": "go test"}, "json": nil,
@@ -26,7 +26,7 @@ func TestRetainOutputAnswer(t *testing.T) {
 	assert.Equal(t, map[string]any{"kind": "output", "label": "make", "exit_code": float64(0), "timed_out": false}, structured(res)["source"],
 		"exit_code and timed_out when given, dropped_bytes 0 left out")
 	assert.Equal(t, true, structured(res)["complete"])
-	assert.Equal(t, "r2 output \"make\" exit=0: 4 bytes, 1 lines, complete, sha256="+digest("done")[:12]+"\ndone\n[no final newline]\n", text(res))
+	assert.Equal(t, "r2 output \"make\" exit=0: 4 bytes, 1 line, complete, sha256="+digest("done")[:12]+"\ndone\n[no final newline]\n", text(res))
 
 	res = s.call(3, "retain_output", `{"label":"t","text":"x","exit_code":null,"timed_out":null,"complete":null,"dropped_bytes":null}`)
 	assert.Equal(t, map[string]any{"kind": "output", "label": "t"}, structured(res)["source"], "null counts as omitted")
@@ -124,7 +124,7 @@ func TestRetainOutputStoreFull(t *testing.T) {
 	assert.Nil(t, sc["id"])
 	assert.Equal(t, false, sc["retained"])
 	assert.Equal(t, "store_full", sc["reason"])
-	assert.Equal(t, "(not retained: store_full) output \"b\": 2 bytes, 1 lines, incomplete, sha256="+digest("b\n")[:12]+"\nb\n", text(res))
+	assert.Equal(t, "(not retained: store_full) output \"b\": 2 bytes, 1 line, incomplete, sha256="+digest("b\n")[:12]+"\nb\n", text(res))
 
 	bounded := start(t, cfg, briefing.Bounded, nil)
 	bounded.initialize()
