@@ -286,9 +286,9 @@ func walk(t *testing.T, opts *mcp.ClientSessionOptions, wantVersion, wantMethod 
 		assert.JSONEq(t, c.selection, string(got.Selection))
 		assert.Equal(t, c.want, got.Text)
 		assert.Equal(t, int64(len(c.want)), got.Bytes)
-		assert.Equal(t, escapedLen(c.want), got.EscapedBytes)
+		assert.Equal(t, EscapedLen(c.want), got.EscapedBytes)
 		assert.Equal(t, c.typ, got.Type)
-		bytesUsed += escapedLen(c.want)
+		bytesUsed += EscapedLen(c.want)
 		assert.Equal(t, budget{
 			Step:            c.step,
 			LookupsUsed:     c.lookups,
@@ -488,23 +488,6 @@ func structured[T any](t *testing.T, res *mcp.CallToolResult) T {
 func hexSHA256(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
-}
-
-// escapedLen is SPEC section 6's measure: the length of s as a JSON string
-// literal, quotes included, escaping only '"', '\\' and bytes 0x00-0x1F.
-func escapedLen(s string) int64 {
-	n := int64(2)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-			n += 2
-		case c < 0x20:
-			n += 6
-		default:
-			n++
-		}
-	}
-	return n
 }
 
 // syncBuffer collects what the server writes to stderr and what
