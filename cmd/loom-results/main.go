@@ -44,6 +44,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "replay" {
 		return replay(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "bench-edits" {
+		return benchEdits(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("loom-results", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := limits.Defaults()

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"loom-results/editbench"
+)
+
+// benchEdits runs `loom-results bench-edits --repo PATH --commits N
+// [--json]`: it replays the last N commits of a git repository against
+// this executable as the server (package editbench), prints the table or
+// the JSON summary, and fails when any file was not preserved.
+func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loom-results bench-edits", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	repo := fs.String("repo", ".", "the git repository to replay")
+	commits := fs.Int("commits", 10, "how many commits of HEAD's first-parent history to replay (0: all)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	server := fs.String("server", "", "the server command, split at white space; --root is appended (default: this executable)")
+	serverFlags := fs.String("server-flags", "", "flags appended to the server command, split at white space (e.g. \"--context bounded\")")
+	verbose := fs.Bool("v", false, "print one line per commit on stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: loom-results bench-edits [--repo PATH] [--commits N] [--json]")
+		fmt.Fprintln(stderr, "Replays the modified text files of the last N commits through the server and compares the bytes read and generated with whole-file writes and str_replace edits.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loom-results bench-edits: unexpected argument %q\n", fs.Arg(0))
+		return usageError{errors.New("unexpected argument")}
+	}
+	cmd := strings.Fields(*server)
+	if len(cmd) == 0 {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("bench-edits: finding this executable: %w", err)
+		}
+		cmd = []string{self}
+	}
+	opts := editbench.Options{Repo: *repo, Commits: *commits, Server: cmd, ServerFlags: strings.Fields(*serverFlags)}
+	if *verbose {
+		opts.Progress = stderr
+	}
+	rep, err := editbench.Run(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("bench-edits: %w", err)
+	}
+	sum := rep.Summary()
+	if *asJSON {
+		err = sum.WriteJSON(stdout)
+	} else {
+		err = sum.WriteTable(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if sum.Preserved < sum.Files {
+		return fmt.Errorf("bench-edits: %d of %d files not preserved", sum.Files-sum.Preserved, sum.Files)
+	}
+	return nil
+}

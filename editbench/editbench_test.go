@@ -1,0 +1,167 @@
+package editbench
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// compactLen is the length of v as compact JSON without HTML escaping:
+// an encoder independent of the package's own, for the expected counts.
+func compactLen(t *testing.T, v any) int64 {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(v))
+	return int64(b.Len() - 1) // the encoder's newline
+}
+
+func lines(s string, first, last int) string {
+	return strings.Join(strings.SplitAfter(s, "\n")[first-1:last], "")
+}
+
+// TestRun replays the fixture's history: every modified text file is
+// preserved, the rest is skipped for its reason, and the counts are those
+// an agent that locates each change with one find would pay.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(t.Context(), Options{Repo: repo, Server: []string{binary}, MaxFileBytes: 64 << 10})
+	require.NoError(t, err)
+
+	var subjects []string
+	for _, c := range rep.Commits {
+		subjects = append(subjects, c.Subject)
+	}
+	assert.Equal(t, []string{
+		"root: every file", "edit in the middle", "insertion", "deletion", "moved block", "crlf edit",
+		"no final newline", "rename with an edit", "binary, added, deleted, large",
+		"insertion at the top and an edit", "merge side",
+	}, subjects, "the first-parent history, oldest first, without the side branch's commit")
+
+	type fileWant struct {
+		path, oldPath                         string
+		hunks, finds, lookups, composed, read int
+	}
+	want := []fileWant{
+		{path: "mid.go", hunks: 1, finds: 1, lookups: 2},  // find line 40, get_lines 41
+		{path: "ins.txt", hunks: 1, finds: 1, lookups: 1}, // an insertion reads nothing
+		{path: "del.txt", hunks: 1, finds: 1, lookups: 2}, // find line 48, get_lines 49-50
+		// alpha's lines lie in the preview; its insertion at the end needs no find.
+		{path: "move.go", hunks: 2, finds: 1, lookups: 1, composed: 8},
+		{path: "crlf.txt", hunks: 1, finds: 1, lookups: 1},
+		{path: "nonl.txt", hunks: 1, finds: 1, lookups: 1},
+		{path: "new_name.go", oldPath: "old_name.go", hunks: 1, finds: 1, lookups: 1},
+		{path: "crlf.txt", hunks: 2, finds: 1, lookups: 1}, // the top needs no find
+		{path: "del.txt", hunks: 1, finds: 1, lookups: 1},  // the merge's first-parent diff
+	}
+	require.Len(t, rep.Files, len(want))
+	for i, w := range want {
+		f := rep.Files[i]
+		assert.True(t, f.Preserved, "%s: %s", f.Path, f.Error)
+		assert.Empty(t, f.Error)
+		assert.Equal(t, w.path, f.Path)
+		assert.Equal(t, w.oldPath, f.OldPath, f.Path)
+		assert.Equal(t, w.hunks, f.Hunks, f.Path)
+		assert.Equal(t, w.finds, f.Finds, f.Path)
+		assert.Equal(t, 0, f.AmbiguousFinds, f.Path)
+		assert.Equal(t, 0, f.OracleHunks, f.Path)
+		assert.Equal(t, w.lookups, f.Lookups, f.Path)
+		assert.Equal(t, w.composed, f.ComposedLines, f.Path)
+		assert.Equal(t, 1, f.Steps, f.Path)
+		assert.Zero(t, f.Retries, f.Path)
+		assert.Less(t, f.Loom.Generated, f.Whole.Generated, f.Path)
+		assert.Less(t, f.Loom.Read, f.Whole.Read, f.Path)
+	}
+
+	t.Run("edit in the middle", func(t *testing.T) {
+		f := rep.Files[0]
+		newText := "func step40(x int) int { return x * 40 }\nfunc step41(x int) int { return x * 41 }\n"
+		newFile := replaceLines(midGo, 40, 41, newText)
+		assert.Equal(t, len(midGo), f.Bytes)
+		assert.Equal(t, map[string]int64{
+			partInspect: compactLen(t, map[string]any{"paths": []string{"mid.go"}}),
+			partFind:    compactLen(t, map[string]any{"result": "r1", "pattern": "func step40(x int) int { return x + 40 }"}),
+			partRead:    compactLen(t, map[string]any{"result": "r1", "first": 41, "last": 41}),
+			partExpand: compactLen(t, map[string]any{"arguments": map[string]any{"path": "mid.go", "content": map[string]any{
+				"$splice": map[string]any{"result": "r1", "edits": []any{map[string]any{"lines": []int{40, 41}, "text": newText}}}}}}),
+		}, generated(f.LoomParts))
+		// A lookup's text is the selection itself (SPEC 5).
+		assert.Equal(t, int64(len(lines(midGo, 41, 41))), f.LoomParts[partRead].Read)
+		assert.Equal(t, Cost{Read: int64(len(midGo)), Generated: compactLen(t, map[string]string{"path": "mid.go", "content": newFile})}, f.Whole)
+		assert.Equal(t, Cost{Read: int64(len(midGo)), Generated: compactLen(t, map[string]string{"path": "mid.go", "old_str": lines(midGo, 40, 41), "new_str": newText})}, f.StrReplace)
+		assert.Equal(t, Cost{Read: int64(len(lines(midGo, 40, 41))), Generated: int64(len(newText))}, f.Floor)
+	})
+
+	t.Run("moved block", func(t *testing.T) {
+		f := rep.Files[3]
+		assert.Equal(t, int64(len(moveAlpha)), f.ComposedBytes)
+		// Only the blank line before alpha is typed; alpha is a reference.
+		assert.Equal(t, int64(len(`"\n"`)+len(`""`)), f.LiteralBytes)
+		assert.Equal(t, Cost{Read: int64(len(lines(moveAlpha+moveBeta, 1, 9))), Generated: int64(len(moveAlpha) + 1)}, f.Floor)
+	})
+
+	t.Run("summary", func(t *testing.T) {
+		s := rep.Summary()
+		assert.Equal(t, 11, s.Commits)
+		assert.Equal(t, 9, s.Files)
+		assert.Equal(t, 9, s.Preserved)
+		assert.Equal(t, 1.0, s.PreservationRate)
+		assert.Equal(t, 11, s.Hunks)
+		assert.Equal(t, 0, s.OracleHunks)
+		assert.Equal(t, 9, s.Finds)
+		assert.Equal(t, 8, s.ComposedLines)
+		assert.Equal(t, map[string]int{"root_commit": 1, "added": 1, "deleted": 1, "binary": 1, "too_large": 1}, s.Skipped)
+		assert.Empty(t, s.Failures)
+		assert.Zero(t, s.FilesOver4K)
+		var total Cost
+		for _, f := range rep.Files {
+			total.Read += f.Loom.Read
+			total.Generated += f.Loom.Generated
+		}
+		assert.Equal(t, total, s.Totals[Loom])
+		assert.Equal(t, total.Generated, s.Strategies[Loom].Generated.Total)
+		for _, tg := range s.Targets {
+			if tg.Name == "read_vs_whole_median_over_4k" {
+				assert.Nil(t, tg.Met, "no file is over 4 KiB")
+			} else {
+				assert.NotNil(t, tg.Met, tg.Name)
+			}
+		}
+	})
+}
+
+func generated(parts map[string]Cost) map[string]int64 {
+	m := map[string]int64{}
+	for k, v := range parts {
+		m[k] = v.Generated
+	}
+	return m
+}
+
+// TestRunFailure: a server whose expansion cap is too small for any file
+// preserves nothing, and says so per file.
+func TestRunFailure(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(t.Context(), Options{Repo: repo, Commits: 2, Server: []string{binary}, ServerFlags: []string{"--max-expand-bytes", "100"}})
+	require.NoError(t, err)
+	s := rep.Summary()
+	assert.Equal(t, 2, s.Files)
+	assert.Equal(t, 0, s.Preserved)
+	require.Len(t, s.Failures, 2)
+	assert.Contains(t, s.Failures[0].Error, "expansion_too_large")
+	for _, f := range rep.Files {
+		assert.Equal(t, 1, f.Retries, "one begin_step and retry before giving up")
+	}
+}
+
+func TestRunNotARepository(t *testing.T) {
+	t.Parallel()
+	_, err := Run(t.Context(), Options{Repo: filepath.Join(t.TempDir(), "missing"), Server: []string{binary}})
+	assert.Error(t, err)
+}
