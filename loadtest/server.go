@@ -1,0 +1,154 @@
+package loadtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// serverProc is the server under load, started by this program.
+type serverProc struct {
+	cmd  *exec.Cmd
+	url  string
+	log  *tailBuffer
+	done chan struct{} // closed when the process has exited
+	err  error         // its exit, once done is closed
+}
+
+// build compiles the server into dir and returns the binary's path. It
+// runs in the working directory, which must be inside the loom-results
+// module.
+func build(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "loom-results")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "loom-results/cmd/loom-results")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build loom-results/cmd/loom-results (run inside the module, or give --server): %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// urlLine is the log line ServeHTTP writes once it listens.
+var urlLine = regexp.MustCompile(`serving MCP \(Streamable HTTP\) at (http://\S+/mcp)`)
+
+// startServer runs bin with --http on an ephemeral loopback port and
+// waits for the URL it logs.
+func startServer(ctx context.Context, bin string, args []string) (*serverProc, error) {
+	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &serverProc{cmd: cmd, log: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
+	found := make(chan string, 1)
+	var drained sync.WaitGroup
+	drained.Go(func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.log.WriteString(line + "\n")
+			if m := urlLine.FindStringSubmatch(line); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	})
+	go func() {
+		drained.Wait() // Wait must not run before stderr is read to its end
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
+	select {
+	case p.url = <-found:
+	case <-p.done:
+		return nil, fmt.Errorf("%s exited before serving: %v\n%s", bin, p.err, p.log)
+	case <-timeout.C:
+		p.stop()
+		return nil, fmt.Errorf("%s logged no URL within 20 s:\n%s", bin, p.log)
+	case <-ctx.Done():
+		p.stop()
+		return nil, ctx.Err()
+	}
+	u, err := url.Parse(p.url)
+	if err != nil || u.Hostname() != "127.0.0.1" {
+		p.stop()
+		return nil, fmt.Errorf("server URL %q is not on 127.0.0.1", p.url)
+	}
+	return p, nil
+}
+
+// peakRSS reads the process's peak resident set (VmHWM) in bytes.
+func (p *serverProc) peakRSS() (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc/<pid>/status")
+}
+
+// stop ends the server with SIGTERM (SPEC section 2: status 0), killing
+// it if it has not exited 5 s later, and returns how it exited.
+func (p *serverProc) stop() error {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return p.err
+	case <-t.C:
+		p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("still running 5 s after SIGTERM, killed")
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) WriteString(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.WriteString(s)
+	if over := t.buf.Len() - t.max; over > 0 {
+		t.buf.Next(over)
+	}
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
