@@ -99,7 +99,7 @@ const passing = `A passing script: begin_step numbers steps from 2 (SPEC section
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}
 -- server --
 {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"step 2"}],"structuredContent":{"step":2,"limits":{"max_lookups":8,"max_lookup_bytes":8192,"max_step_bytes":65536,"max_expand_bytes":16777216,"max_result_bytes":16777216,"max_store_bytes":67108864,"max_results":1024,"preview_bytes":1024,"page_size":16}}}}
-{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Failed to parse message"}}
+{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the message is not valid JSON"}}
 {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"step 3"}],"structuredContent":{"step":3,"limits":{"max_lookups":8,"max_lookup_bytes":8192,"max_step_bytes":65536,"max_expand_bytes":16777216,"max_result_bytes":16777216,"max_store_bytes":67108864,"max_results":1024,"preview_bytes":1024,"page_size":16}}}}
 `
 

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,29 +20,6 @@ const sessionHeader = "Mcp-Session-Id"
 // sessionNotFound is the JSON-RPC code of the 404 answer to an unknown or
 // ended session (the code the TypeScript SDK uses).
 const sessionNotFound = -32001
-
-// message is what the transport reads of a JSON-RPC message before mcp-go
-// handles it.
-type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
-}
-
-// hasID reports a request or response ID (null counts as none, as mcp-go
-// treats it).
-func (m *message) hasID() bool { return len(m.ID) > 0 && string(m.ID) != "null" }
-
-// id is the message's ID for an error answer: as the client wrote it, or
-// null.
-func (m *message) id() any {
-	if !m.hasID() {
-		return nil
-	}
-	return m.ID
-}
 
 // post serves one JSON-RPC message. The checks, in order: a session ID
 // that names no live session (404), the body's size (413), its syntax (400
@@ -84,42 +60,33 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	var msg message
-	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); {
-	case !json.Valid(body):
-		writeJSON(w, http.StatusBadRequest, rpcError(nil, mcp.PARSE_ERROR, "the body is not valid JSON"))
-		return
-	case len(trimmed) > 0 && trimmed[0] == '[':
-		writeJSON(w, http.StatusBadRequest, rpcError(nil, mcp.INVALID_REQUEST,
-			"JSON-RPC batches are not supported: POST one message per request"))
-		return
-	case json.Unmarshal(body, &msg) != nil:
-		writeJSON(w, http.StatusBadRequest, rpcError(nil, mcp.INVALID_REQUEST, "the body is not a JSON-RPC message object"))
-		return
-	case msg.Method == "" && (!msg.hasID() || msg.Result == nil && msg.Error == nil):
-		writeJSON(w, http.StatusBadRequest, rpcError(msg.id(), mcp.INVALID_REQUEST,
-			"the body is not a JSON-RPC request, notification or response"))
+	msg, bad := readMessage(body)
+	if bad != nil {
+		writeJSON(w, http.StatusBadRequest, bad)
 		return
 	}
-	if msg.Method != "" {
-		if v := metaVersion(body); v != "" && !supportedVersion(v) {
-			writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.id(), v))
-			return
-		}
+	if msg.response {
+		// A response to the server, which sends no requests: nothing to do.
+		w.WriteHeader(http.StatusAccepted)
+		return
 	}
-	request := msg.Method != "" && msg.hasID()
+	if v := metaVersion(body); v != "" && !supportedVersion(v) {
+		writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.errorID(), v))
+		return
+	}
+	request := msg.request()
 
 	switch {
-	case request && msg.Method == string(mcp.MethodInitialize) && sess != nil:
-		writeJSON(w, http.StatusBadRequest, rpcError(msg.id(), mcp.INVALID_REQUEST,
+	case request && msg.method == string(mcp.MethodInitialize) && sess != nil:
+		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"initialize starts a new session: send it without "+sessionHeader))
-	case request && msg.Method == string(mcp.MethodInitialize):
+	case request && msg.method == string(mcp.MethodInitialize):
 		t.initialize(w, r, body)
 	case sess == nil:
-		writeJSON(w, http.StatusBadRequest, rpcError(msg.id(), mcp.INVALID_REQUEST,
+		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"missing "+sessionHeader+": start a session with initialize and send its ID with every message"))
 	default:
-		resp := t.s.mcp.HandleMessage(t.sessionContext(r.Context(), sess), body)
+		resp := t.s.mcp.HandleMessage(withArguments(t.sessionContext(r.Context(), sess), msg.args), msg.body)
 		sess.drainNotes()
 		switch {
 		case resp == nil || isNilMessage(resp):

@@ -87,7 +87,10 @@ func serve(h handler) mcpserver.ToolHandlerFunc {
 		if b == nil {
 			return nil, errNoBriefing
 		}
-		raw := req.Params.RawArguments
+		raw := argumentsFrom(ctx)
+		if raw == nil {
+			raw = req.Params.RawArguments
+		}
 		var res *mcp.CallToolResult
 		b.Do(func() { res = h(b, raw) })
 		return res, nil

@@ -38,8 +38,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			var resp any
 			if size > limit {
 				resp = oversize(size, limit)
-			} else {
-				resp = s.mcp.HandleMessage(ctx, line)
+			} else if msg, bad := readMessage(line); bad != nil {
+				resp = *bad
+			} else if !msg.response {
+				resp = s.mcp.HandleMessage(withArguments(ctx, msg.args), msg.body)
 			}
 			if err := writeMessages(w, resp, sess.notes); err != nil {
 				return err

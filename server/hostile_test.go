@@ -1,0 +1,465 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"loom-results/briefing"
+	"loom-results/limits"
+)
+
+// Hostile input: every bad message gets a clear answer (or, for a
+// notification, none), and the request after it is served normally, with
+// the briefing's state intact.
+
+// hostile is a stdio session that follows every bad message with a
+// begin_step, whose "step N" proves that the server still serves and that
+// the briefing kept its state.
+type hostile struct {
+	*session
+	step int
+}
+
+func startHostile(t *testing.T, cfg limits.Config) *hostile {
+	t.Helper()
+	s := start(t, cfg, briefing.Legacy, map[string]string{"a.txt": "x\ny\n", "j.json": `{"k": [1, 2]}`})
+	s.initialize()
+	h := &hostile{session: s, step: 1}
+	res := s.call(1, "inspect", `{"paths":["a.txt","j.json"]}`)
+	require.Nil(t, res["isError"])
+	return h
+}
+
+const nextID = "next"
+
+// exchange writes line and then a begin_step in one write, without reading
+// in between (a notification has no answer), and returns the answers that
+// came before the begin_step's, which it checks.
+func (h *hostile) exchange(line string) []map[string]any {
+	h.t.Helper()
+	written := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(h.in, line+"\n"+
+			`{"jsonrpc":"2.0","id":"`+nextID+`","method":"tools/call","params":{"name":"begin_step","arguments":{}}}`+"\n")
+		written <- err
+	}()
+	var got []map[string]any
+	for {
+		m := h.recv()
+		if m["id"] == nextID {
+			h.step++
+			res, ok := m["result"].(map[string]any)
+			require.True(h.t, ok, "the request after %.80q was not served: %v", line, m)
+			require.Equal(h.t, "step "+itoa(h.step), text(res), "the request after %.80q", line)
+			break
+		}
+		got = append(got, m)
+	}
+	require.NoError(h.t, <-written)
+	return got
+}
+
+// one is exchange for a message with exactly one answer.
+func (h *hostile) one(line string) map[string]any {
+	h.t.Helper()
+	got := h.exchange(line)
+	require.Len(h.t, got, 1, "answers to %.80q", line)
+	return got[0]
+}
+
+// rpcError returns the JSON-RPC error of an answer, checking that it has a
+// message.
+func rpcErrorOf(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	e, ok := m["error"].(map[string]any)
+	require.True(t, ok, "no JSON-RPC error in %v", m)
+	assert.NotEmpty(t, e["message"])
+	return e
+}
+
+func toolCall(id, tool, args string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
+}
+
+// nested is depth arrays (or objects) nested in each other.
+func nested(depth int, objects bool) string {
+	if objects {
+		return strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth)
+	}
+	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
+}
+
+// malformed are messages that are not valid JSON-RPC requests, with the
+// JSON-RPC error code each gets over stdio and over HTTP (where it is also
+// the HTTP status), and the id of the answer (nil: null).
+var malformed = []struct {
+	name       string
+	body       string
+	stdio      float64 // JSON-RPC error code over stdio
+	http       float64 // ... and over HTTP
+	httpStatus int     // 400 when the transport refuses the body, 200 when mcp-go answers
+	wantID     any
+	note       string // why the stdio code differs from what JSON-RPC 2.0 prescribes, if it does
+}{
+	{"truncated", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"begin_st`, -32700, -32700, 400, nil, ""},
+	{"empty array", `[]`, -32600, -32600, 400, nil, "JSON-RPC 2.0 answers an empty batch with -32600"},
+	{"batch", `[` + toolCall("1", "begin_step", `{}`) + `]`, -32600, -32600, 400, nil, "batches are not supported"},
+	{"empty object", `{}`, -32600, -32600, 400, nil, ""},
+	{"null", `null`, -32600, -32600, 400, nil, ""},
+	{"bare string", `"tools/call"`, -32600, -32600, 400, nil, "valid JSON that is not a request object is -32600 in JSON-RPC 2.0"},
+	{"bare number", `42`, -32600, -32600, 400, nil, "valid JSON that is not a request object is -32600 in JSON-RPC 2.0"},
+	{"binary garbage", "\x00\x01\x7f\xff\xfe\x80garbage\xc3", -32700, -32700, 400, nil, ""},
+	{"BOM-prefixed request", "\xef\xbb\xbf" + toolCall("3", "begin_step", `{}`), -32700, -32700, 400, nil, ""},
+	{"NUL between members", `{"jsonrpc":"2.0","id":4,` + "\x00" + `"method":"ping"}`, -32700, -32700, 400, nil, ""},
+	{"NUL inside a string", `{"jsonrpc":"2.0","id":4,"method":"pi` + "\x00" + `ng"}`, -32700, -32700, 400, nil, ""},
+	{"invalid UTF-8 in the method", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"no\xffsuch\"}", -32600, -32600, 400, float64(4), ""},
+	{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":5,"method":"ping"}`, -32600, -32600, 200, float64(5), ""},
+	{"jsonrpc missing", `{"id":5,"method":"ping"}`, -32600, -32600, 200, float64(5), ""},
+	{"method of the wrong type", `{"jsonrpc":"2.0","id":5,"method":42}`, -32600, -32600, 400, float64(5), ""},
+	{"params an array", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[]}`, -32600, -32600, 200, float64(6), ""},
+	{"params a string", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":"x"}`, -32600, -32600, 200, float64(6), ""},
+	{"tool name of the wrong type", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":42}}`, -32600, -32600, 200, float64(6), ""},
+	{"tools/call without params", `{"jsonrpc":"2.0","id":6,"method":"tools/call"}`, -32602, -32602, 200, float64(6), ""},
+	{"unknown tool", toolCall("7", "no_such_tool", `{}`), -32602, -32602, 200, float64(7), ""},
+	{"empty tool name", toolCall("7", "", `{}`), -32602, -32602, 200, float64(7), ""},
+	{"unknown method", `{"jsonrpc":"2.0","id":8,"method":"no/such/method"}`, -32601, -32601, 200, float64(8), ""},
+	{"empty method", `{"jsonrpc":"2.0","id":8,"method":""}`, -32600, -32600, 400, float64(8), ""},
+	{"notification method as a request", `{"jsonrpc":"2.0","id":8,"method":"notifications/initialized"}`, -32601, -32601, 200, float64(8), ""},
+	{"100,000 nested arrays", toolCall("9", "expand_edit", `{"arguments":{"x":`+nested(100_000, false)+`}}`), -32700, -32700, 400, nil, ""},
+	{"100,000 nested objects", toolCall("9", "expand_edit", `{"arguments":{"x":`+nested(100_000, true)+`}}`), -32700, -32700, 400, nil, ""},
+	{"100,000 nested arrays as the id", `{"jsonrpc":"2.0","id":` + nested(100_000, false) + `,"method":"ping"}`, -32700, -32700, 400, nil, ""},
+}
+
+func TestStdioHostileMalformed(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+	for _, tt := range malformed {
+		t.Run(tt.name, func(t *testing.T) {
+			h.t = t
+			m := h.one(tt.body)
+			assert.Equal(t, tt.wantID, m["id"])
+			assert.Equal(t, tt.stdio, rpcErrorOf(t, m)["code"])
+		})
+	}
+	// The briefing is intact: r1 still reads.
+	h.t = t
+	assert.Equal(t, "x\n", text(h.call(2, "get_lines", `{"result":"r1","first":1,"last":1}`)))
+}
+
+// TestStdioHostileNoAnswer: messages that get no answer at all, and do
+// nothing (the begin_step after each proves the step did not move).
+func TestStdioHostileNoAnswer(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+	tests := []struct{ name, line string }{
+		// A tools/call without an id is a notification: not executed,
+		// not answered.
+		{"id-less tools/call", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"begin_step","arguments":{}}}`},
+		// MCP forbids null request ids; mcp-go takes one for a
+		// notification, so the call is dropped silently.
+		{"tools/call with id null", `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`},
+		{"unknown notification", `{"jsonrpc":"2.0","method":"notifications/no_such"}`},
+		{"client response", `{"jsonrpc":"2.0","id":"s1","result":{}}`},
+		{"blank line", "   \t"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h.t = t
+			assert.Empty(t, h.exchange(tt.line))
+		})
+	}
+}
+
+// TestStdioHostileEnvelope checks what the transport reads of a message
+// before mcp-go does (JSON-RPC 2.0 sections 4 and 5, SPEC 5 and 8).
+func TestStdioHostileEnvelope(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+
+	// Ids are strings or numbers: an object, array or boolean id is
+	// -32600 with id null, and the request is not run.
+	for _, id := range []string{`{}`, `[1]`, `true`} {
+		m := h.one(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`)
+		assert.Nil(t, m["id"], "id %s", id)
+		assert.Equal(t, float64(-32600), rpcErrorOf(t, m)["code"], "id %s", id)
+	}
+
+	// A response from the client is not answered, an error response
+	// included.
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"client failed"}}`,
+		`{"jsonrpc":"2.0","id":5,"result":null}`,
+	} {
+		assert.Empty(t, h.exchange(line), line)
+	}
+
+	// A number beyond float64 reaches the tool, which saturates it and
+	// answers the range check; the lookup counts (SPEC 5, 8).
+	m := h.one(toolCall("6", "get_lines", `{"result":"r1","first":1e309}`))
+	res := m["result"].(map[string]any)
+	assert.Equal(t, "invalid_range", errCode(res))
+	assert.Equal(t, float64(1), structured(res)["budget"].(map[string]any)["lookups_used"])
+}
+
+func TestStdioHostileBeforeHandshake(t *testing.T) {
+	t.Parallel()
+	// Over stdio a tools/call as the very first message is served: it is
+	// a legacy-era request (SPEC 2 serves both eras, and the briefing is
+	// the process's life), so no initialize is needed.
+	s := start(t, limits.Defaults(), briefing.Legacy, map[string]string{"a.txt": "x\ny\n"})
+	res := s.call(1, "inspect", `{"paths":["a.txt"]}`)
+	assert.Nil(t, res["isError"])
+	assert.Equal(t, "y\n", text(s.call(2, "get_lines", `{"result":"r1","first":2}`)))
+	// A later initialize joins the same briefing.
+	s.initialize()
+	assert.Equal(t, "x\n", text(s.call(3, "get_lines", `{"result":"r1","first":1,"last":1}`)))
+	// initialize may even come again; it changes nothing.
+	s.initialize()
+	assert.Equal(t, float64(1), structured(s.call(4, "list_results", `{}`))["total"])
+}
+
+func TestStdioHostileDuplicateIDs(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+	// Two requests with the same id, written together: both run, in
+	// order, and each is answered with that id.
+	h.step = 3 // the two begin_steps below come before exchange's own
+	got := h.exchange(toolCall("7", "begin_step", `{}`) + "\n" + toolCall("7", "begin_step", `{}`) + "\n" +
+		toolCall(`"7"`, "list_results", `{}`))
+	require.Len(t, got, 3)
+	assert.Equal(t, float64(7), got[0]["id"])
+	assert.Equal(t, "step 2", text(got[0]["result"].(map[string]any)))
+	assert.Equal(t, float64(7), got[1]["id"])
+	assert.Equal(t, "step 3", text(got[1]["result"].(map[string]any)))
+	assert.Equal(t, "7", got[2]["id"])
+}
+
+func TestStdioHostileDeepArguments(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+	// Within encoding/json's 10,000 levels the message parses, and the
+	// tools answer invalid_argument themselves; a lookup still counts.
+	for _, tt := range []struct {
+		tool, args string
+		lookup     bool
+	}{
+		{"expand_edit", `{"arguments":{"x":` + nested(9_000, false) + `}}`, false},
+		{"expand_edit", `{"arguments":{"x":` + nested(9_000, true) + `}}`, false},
+		{"get_lines", `{"result":` + nested(9_000, false) + `,"first":1}`, true},
+		{"get_json", `{"result":"r2","pointer":"","as":` + nested(9_000, true) + `}`, true},
+		{"inspect", `{"paths":[` + nested(9_000, false) + `]}`, false},
+		{"retain_output", `{"label":"l","text":"t","exit_code":` + nested(9_000, false) + `}`, false},
+	} {
+		m := h.one(toolCall("1", tt.tool, tt.args))
+		res := m["result"].(map[string]any)
+		assert.Equal(t, "invalid_argument", errCode(res), "%s: %.200v", tt.tool, res)
+		if tt.lookup {
+			assert.Equal(t, float64(1), structured(res)["budget"].(map[string]any)["lookups_used"])
+		}
+	}
+}
+
+func TestStdioHostileOversized(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.MaxMessageBytes = 4096
+	h := startHostile(t, cfg)
+	for _, n := range []int{4097, 64 << 10, 3 << 20} {
+		m := h.one(toolCall("1", "inspect", `{"paths":["`+strings.Repeat("a", n)+`"]}`))
+		assert.Nil(t, m["id"])
+		e := rpcErrorOf(t, m)
+		assert.Equal(t, float64(-32600), e["code"])
+		assert.Contains(t, e["message"], "4096-byte limit")
+	}
+	// Oversized garbage without any JSON in it gets the same answer.
+	m := h.one(strings.Repeat("\xff", 1<<20))
+	assert.Equal(t, float64(-32600), rpcErrorOf(t, m)["code"])
+}
+
+func TestStdioHostileLongPaths(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+	tests := []struct {
+		name, path, code string
+	}{
+		// One name of 1 MiB: the system refuses it (ENAMETOOLONG).
+		{"1 MiB name", strings.Repeat("a", 1<<20), "unreadable"},
+		// 1 MiB of short components: the first does not exist.
+		{"1 MiB of components", strings.Repeat("a/", 1<<19) + "b", "not_found"},
+		// 1 MiB of ../: outside the root, lexically.
+		{"1 MiB of ..", strings.Repeat("../", 1<<18) + "etc/passwd", "path_outside_root"},
+		// Components that clean away to a real file.
+		{"1 MiB of ./", strings.Repeat("./", 1<<19) + "a.txt", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h.t = t
+			body := toolCall("1", "inspect", `{"paths":[`+string(marshal(tt.path))+`,"a.txt"]}`)
+			got := h.exchange(body)
+			require.Len(t, got, 1)
+			res := got[0]["result"].(map[string]any)
+			assert.Nil(t, res["isError"], "a bad path is its entry's error, not the call's")
+			entries := structured(res)["results"].([]any)
+			require.Len(t, entries, 2)
+			first := entries[0].(map[string]any)
+			if tt.code == "" {
+				assert.Equal(t, "r1", first["id"])
+			} else {
+				assert.Equal(t, tt.code, first["error"].(map[string]any)["code"])
+			}
+			assert.Equal(t, "r1", entries[1].(map[string]any)["id"], "the other path is still served")
+			answer, _ := json.Marshal(got[0])
+			t.Logf("request %d bytes, answer %d bytes", len(body), len(answer))
+		})
+	}
+}
+
+// wrongTypeCall is one tools/call whose arguments have a value of the wrong
+// JSON type.
+type wrongTypeCall struct {
+	name   string // tool/property=value
+	tool   string
+	args   string
+	lookup bool // the tool is a lookup: the call still counts
+}
+
+// lookupTools are the tools that count as lookups (SPEC section 5).
+var lookupTools = map[string]bool{"get_range": true, "get_lines": true, "get_json": true, "find": true, "list_results": true}
+
+// validArgs are arguments each tool accepts in a session that inspected
+// a.txt (r1) and j.json (r2); wrong-type cases change one of them.
+var validArgs = map[string]map[string]string{
+	"inspect":       {"paths": `["a.txt"]`},
+	"find":          {"result": `"r1"`, "pattern": `"x"`},
+	"get_lines":     {"result": `"r1"`, "first": `1`},
+	"get_range":     {"result": `"r1"`},
+	"get_json":      {"result": `"r2"`, "pointer": `""`},
+	"list_results":  {},
+	"expand_edit":   {"arguments": `{"path":"b.txt","content":"y"}`},
+	"retain_output": {"label": `"go test"`, "text": `"ok\n"`},
+	"begin_step":    {},
+}
+
+// jsonValues are a value of each JSON type; "number" is not integral.
+var jsonValues = map[string]string{
+	"string": `"7"`, "integer": `7`, "number": `1.5`, "boolean": `true`,
+	"array": `["x"]`, "object": `{"x":1}`, "null": `null`,
+}
+
+func objectJSON(members map[string]string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range slices.Sorted(maps.Keys(members)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(marshal(k))
+		b.WriteByte(':')
+		b.WriteString(members[k])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// wrongTypeCases generates, from every tool's input schema, a call per
+// property and per JSON type that the property does not accept (null only
+// for required properties: an optional null counts as omitted), array
+// items of the wrong type, arguments that are not an object, and an
+// unknown argument.
+func wrongTypeCases(t *testing.T) []wrongTypeCall {
+	t.Helper()
+	var out []wrongTypeCall
+	for _, tool := range Tools(limits.Defaults()) {
+		name := tool.Tool.Name
+		base, ok := validArgs[name]
+		require.True(t, ok, "no valid arguments for tool %q in validArgs", name)
+		var schema struct {
+			Properties map[string]struct {
+				Type  string `json:"type"`
+				Items *struct {
+					Type string `json:"type"`
+				} `json:"items"`
+			} `json:"properties"`
+			Required []string `json:"required"`
+		}
+		require.NoError(t, json.Unmarshal(tool.Tool.RawInputSchema, &schema), name)
+		add := func(label, args string) {
+			out = append(out, wrongTypeCall{name + "/" + label, name, args, lookupTools[name]})
+		}
+		for _, prop := range slices.Sorted(maps.Keys(schema.Properties)) {
+			p := schema.Properties[prop]
+			require.NotEmpty(t, p.Type, "%s.%s has no type", name, prop)
+			for _, typ := range slices.Sorted(maps.Keys(jsonValues)) {
+				if typ == p.Type || typ == "integer" && p.Type == "number" ||
+					typ == "null" && !slices.Contains(schema.Required, prop) {
+					continue
+				}
+				args := maps.Clone(base)
+				args[prop] = jsonValues[typ]
+				add(prop+"="+typ, objectJSON(args))
+			}
+			if p.Items != nil {
+				for _, typ := range slices.Sorted(maps.Keys(jsonValues)) {
+					if typ == p.Items.Type {
+						continue
+					}
+					args := maps.Clone(base)
+					args[prop] = "[" + jsonValues[typ] + "]"
+					add(prop+"=["+typ+"]", objectJSON(args))
+				}
+			}
+		}
+		for _, typ := range []string{"array", "string", "integer", "boolean"} {
+			add("whole arguments "+typ, jsonValues[typ])
+		}
+		args := maps.Clone(base)
+		args["no_such_argument"] = `1`
+		add("unknown argument", objectJSON(args))
+	}
+	return out
+}
+
+func TestHostileValidArgs(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+	for _, tool := range slices.Sorted(maps.Keys(validArgs)) {
+		if tool == "begin_step" {
+			h.step++ // the call itself begins a step
+		}
+		res := h.one(toolCall("1", tool, objectJSON(validArgs[tool])))["result"].(map[string]any)
+		assert.Nil(t, res["isError"], "%s: %v", tool, res)
+	}
+}
+
+func TestStdioHostileWrongTypes(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+	cases := wrongTypeCases(t)
+	require.Greater(t, len(cases), 150)
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			h.t = t
+			m := h.one(toolCall("1", tt.tool, tt.args))
+			res, ok := m["result"].(map[string]any)
+			require.True(t, ok, "a tool error, not a protocol fault: %v", m)
+			assert.Equal(t, "invalid_argument", errCode(res), "%s", text(res))
+			assert.True(t, strings.HasPrefix(text(res), "error invalid_argument: "), text(res))
+			b, hasBudget := structured(res)["budget"].(map[string]any)
+			switch {
+			case tt.lookup:
+				// The step is fresh (the begin_step after the last case).
+				require.True(t, hasBudget)
+				assert.Equal(t, float64(1), b["lookups_used"], "a malformed lookup still counts")
+			case hasBudget:
+				assert.Equal(t, float64(0), b["lookups_used"])
+			}
+		})
+	}
+}
