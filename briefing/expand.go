@@ -479,41 +479,8 @@ func (e *expander) expandedArguments(texts []*results.Text) json.RawMessage {
 	pos := 0
 	for i, n := range e.nodes {
 		out = append(out, e.data[pos:n.span.Start]...)
-		out = appendJSONString(out, texts[i].Data)
+		out = limits.AppendEscaped(out, texts[i].Data)
 		pos = n.span.End
 	}
 	return append(out, e.data[pos:]...)
-}
-
-// appendJSONString appends s as a JSON string literal, escaping only '"',
-// '\' and control characters.
-func appendJSONString(dst, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	run := 0
-	for i, c := range s {
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[run:i]...)
-		run = i + 1
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-	}
-	dst = append(dst, s[run:]...)
-	return append(dst, '"')
 }

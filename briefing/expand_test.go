@@ -183,7 +183,7 @@ func TestExpandSplice(t *testing.T) {
 	splice := func(result, edits string) string {
 		return `{"c":{"$splice":{"result":"` + result + `","edits":` + edits + `}}}`
 	}
-	quoted := func(s string) string { return string(appendJSONString(nil, []byte(s))) }
+	quoted := func(s string) string { return string(limits.AppendEscaped(nil, s)) }
 	tests := []struct {
 		name, result, edits, want string
 		parts                     int

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"unicode/utf8"
+
+	"loom-results/limits"
 )
 
 // splitLines splits b into lines as SPEC section 4.2 defines them: each line
@@ -63,40 +65,9 @@ func cutPrefix(s string, n int) string {
 }
 
 // appendString appends s as a JSON string literal that escapes only what
-// RFC 8259 requires: the quote, the backslash and the C0 controls (\b \f \n
-// \r \t in their short forms, the others as \u00XX). This is the measure of
-// SPEC section 6 and what a model generating compact JSON would write.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// RFC 8259 requires, as a model generating compact JSON would write it: the
+// measure of SPEC section 6.
+func appendString(b []byte, s string) []byte { return limits.AppendEscaped(b, s) }
 
 // escapedLen is the length of s as a JSON string literal (appendString),
 // quotes included.

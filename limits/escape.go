@@ -23,3 +23,39 @@ var escapeExtra = func() (t [256]uint8) {
 	}
 	return t
 }()
+
+// AppendEscaped appends text to dst as the JSON string literal that
+// EscapedSize measures: '"', '\' and the C0 controls escaped (\b \f \n \r
+// \t in their short forms, the others as \u00XX), every other byte as it
+// is. It is what RFC 8259 requires and no more.
+func AppendEscaped[T ~string | ~[]byte](dst []byte, text T) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	run := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if escapeExtra[c] == 0 {
+			continue
+		}
+		dst = append(dst, text[run:i]...)
+		run = i + 1
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+	}
+	dst = append(dst, text[run:]...)
+	return append(dst, '"')
+}

@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"encoding/json"
 	"flag"
 	"io"
 	"testing"
@@ -33,6 +34,11 @@ func TestEscapedSize(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, EscapedSize(tt.text))
 			assert.Equal(t, tt.want, EscapedSize([]byte(tt.text)))
+			quoted := AppendEscaped(nil, tt.text)
+			assert.Equal(t, tt.want, int64(len(quoted)), "EscapedSize measures AppendEscaped")
+			var back string
+			require.NoError(t, json.Unmarshal(quoted, &back))
+			assert.Equal(t, tt.text, back)
 		})
 	}
 }
