@@ -1,0 +1,115 @@
+// Command loom-perf measures loom-results side by side with its peers and
+// the physical limits (openssl, jq, @modelcontextprotocol/server-filesystem,
+// the cheapest call on the same transport) and prints a table, then the
+// same table as Markdown.
+//
+//	go run ./cmd/loom-perf [--runs N] [--loom BIN] [--fs-server JS]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"loom-results/perfbench"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "loom-perf:", err)
+		var usage usageError
+		if errors.As(err, &usage) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is a bad command line; it exits with status 2.
+type usageError struct{ error }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loom-perf", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := perfbench.DefaultConfig()
+	fs.IntVar(&cfg.Runs, "runs", cfg.Runs, "interleaved rounds (at least 1)")
+	loom := fs.String("loom", "", "loom-results binary (default: build ./cmd/loom-results into a temp dir)")
+	fsServer := fs.String("fs-server", "", "server-filesystem's dist/index.js (default: clients/node_modules/... in the module)")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 || cfg.Runs < 1 {
+		return usageError{fmt.Errorf("usage: loom-perf [--runs N>=1] [--loom BIN] [--fs-server JS]")}
+	}
+	tmp, err := os.MkdirTemp("", "loom-perf-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	modRoot, _ := moduleRoot(ctx)
+
+	if *loom == "" {
+		*loom = filepath.Join(tmp, "loom-results")
+		build := exec.CommandContext(ctx, "go", "build", "-o", *loom, "loom-results/cmd/loom-results")
+		build.Stdout, build.Stderr = stderr, stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building loom-results: %w", err)
+		}
+	}
+	cfg.Loom = []string{*loom}
+	if *fsServer == "" && modRoot != "" {
+		*fsServer = filepath.Join(modRoot, "clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+	}
+	if node, err := exec.LookPath("node"); err == nil && *fsServer != "" {
+		if _, err := os.Stat(*fsServer); err == nil {
+			cfg.FSServer = []string{node, *fsServer}
+		}
+	}
+	cfg.OpenSSL, _ = exec.LookPath("openssl")
+	cfg.JQ, _ = exec.LookPath("jq")
+	cfg.Dir = filepath.Join(tmp, "root")
+	if err := os.Mkdir(cfg.Dir, 0o755); err != nil {
+		return err
+	}
+	// Resolve symlinks (a /tmp that is one): server-filesystem compares
+	// real paths.
+	if real, err := filepath.EvalSymlinks(cfg.Dir); err == nil {
+		cfg.Dir = real
+	}
+	if !*quiet {
+		cfg.Progress = stderr
+	}
+	rep, err := perfbench.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	return rep.WriteMarkdown(stdout)
+}
+
+// moduleRoot is the directory of the main module's go.mod, or "".
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not in a module")
+	}
+	return filepath.Dir(gomod), nil
+}

@@ -1,0 +1,94 @@
+package perfbench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// lineFormat is the format of every line of sourceText but the first.
+const lineFormat = "\tx%07d := compute(a, b) // note é\n"
+
+// lineLen is the length of every line of sourceText but the first.
+var lineLen = len(fmt.Sprintf(lineFormat, 0))
+
+// sourceText returns source-like text of lineLen-byte lines (one two-byte
+// character each), at least size-64 and at most size bytes, the first line
+// tagged with tag so that files of equal size differ, and its line count.
+func sourceText(size int, tag string) ([]byte, int) {
+	var sb strings.Builder
+	sb.Grow(size)
+	fmt.Fprintf(&sb, "// %s\n", tag)
+	lines := 1
+	for sb.Len() <= size-64 {
+		fmt.Fprintf(&sb, lineFormat, lines)
+		lines++
+	}
+	return []byte(sb.String()), lines
+}
+
+// jsonDoc returns a JSON document of at most size bytes: {"meta":{...},
+// "items":[{"id","name","price","tags","ok"}, ...]}, and its item count.
+func jsonDoc(size int) ([]byte, int) {
+	var sb strings.Builder
+	sb.Grow(size)
+	sb.WriteString(`{"meta":{"name":"bench","version":3},"items":[`)
+	n := 0
+	for sb.Len() < size-256 {
+		if n > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"id":%d,"name":"item-%d","price":%d.25,"tags":["a","b\u00e9"],"ok":true}`, n, n, n%1000)
+		n++
+	}
+	sb.WriteString("]}\n")
+	return []byte(sb.String()), n
+}
+
+// corpus is the set of files every server reads, in one root.
+type corpus struct {
+	Root      string
+	TextLines int      // lines of text.txt
+	JSONItems int      // items of big.json
+	Small     []string // 16 small files, for a list_results page
+	Fill      []string // files of InspectBytes each, more than the store holds
+}
+
+func writeCorpus(dir string, cfg Config) (*corpus, error) {
+	c := &corpus{Root: dir}
+	write := func(name string, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}
+	big, _ := sourceText(cfg.InspectBytes, "big")
+	if err := write("big.txt", big); err != nil {
+		return nil, err
+	}
+	text, lines := sourceText(cfg.TextBytes, "text")
+	c.TextLines = lines
+	if err := write("text.txt", text); err != nil {
+		return nil, err
+	}
+	doc, items := jsonDoc(cfg.JSONBytes)
+	c.JSONItems = items
+	if err := write("big.json", doc); err != nil {
+		return nil, err
+	}
+	for i := range 16 {
+		name := fmt.Sprintf("small%02d.go", i)
+		data, _ := sourceText(2048, name)
+		if err := write(name, data); err != nil {
+			return nil, err
+		}
+		c.Small = append(c.Small, name)
+	}
+	for i := range int(cfg.StoreBytes/int64(cfg.InspectBytes)) + 2 {
+		name := fmt.Sprintf("fill%d.txt", i)
+		data, _ := sourceText(cfg.InspectBytes, name)
+		if err := write(name, data); err != nil {
+			return nil, err
+		}
+		c.Fill = append(c.Fill, name)
+	}
+	return c, nil
+}

@@ -1,0 +1,113 @@
+package perfbench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMedian(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		xs   []float64
+		want float64
+	}{
+		{"none", nil, 0},
+		{"one", []float64{3}, 3},
+		{"odd, unsorted", []float64{5, 1, 3}, 3},
+		{"even: mean of the middle two", []float64{4, 1, 3, 2}, 2.5},
+		{"outlier", []float64{1, 1, 1, 1000}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := append([]float64(nil), tt.xs...)
+			assert.Equal(t, tt.want, Median(tt.xs))
+			assert.Equal(t, in, append([]float64(nil), tt.xs...), "the input is not reordered")
+		})
+	}
+}
+
+func TestRatioAndTargets(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 0.5, Ratio(1, 2))
+	assert.Equal(t, 0.0, Ratio(1, 0), "no baseline, no ratio")
+
+	tests := []struct {
+		name       string
+		row        Row
+		wantRatio  float64
+		wantStatus string
+	}{
+		{"at most, met at the limit", Row{Loom: []float64{2}, Base: "b", BaseSamples: []float64{1}, Target: AtMost(2, "")}, 2, "met"},
+		{"at most, missed", Row{Loom: []float64{3, 3, 9}, Base: "b", BaseSamples: []float64{1}, Target: AtMost(2, "")}, 3, "MISSED"},
+		{"speedup, met", Row{Loom: []float64{1}, Base: "b", BaseSamples: []float64{40}, Speedup: true, Target: FasterBy(20, "")}, 40, "met"},
+		{"speedup, missed", Row{Loom: []float64{1}, Base: "b", BaseSamples: []float64{10}, Speedup: true, Target: FasterBy(20, "")}, 10, "MISSED"},
+		{"no baseline samples", Row{Loom: []float64{1}, Base: "b", Target: AtMost(2, "")}, 0, ""},
+		{"absolute target without baseline", Row{Loom: []float64{10}, Base: "b", Target: &Target{Met: func(l, _ float64) bool { return l <= 15 }, Absolute: true}}, 0, "met"},
+		{"no target", Row{Loom: []float64{1}}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.wantRatio, tt.row.Ratio())
+			assert.Equal(t, tt.wantStatus, tt.row.Status())
+		})
+	}
+}
+
+func TestReportMarkdown(t *testing.T) {
+	t.Parallel()
+	rep := &Report{NProc: 2, CPU: "cpu", GoVersion: "go", Runs: 1, Rows: []*Row{
+		{Name: "a|b", Unit: "ms", Loom: []float64{1}, Base: "floor", BaseSamples: []float64{2}, Target: AtMost(1, "≤ 1x")},
+	}}
+	var buf bytes.Buffer
+	require.NoError(t, rep.WriteMarkdown(&buf))
+	assert.Contains(t, buf.String(), "- nproc: 2\n")
+	assert.Contains(t, buf.String(), "| a\\|b | 1.000 ms | floor | 2.000 ms | 0.5x | ≤ 1x | met |  |\n")
+}
+
+// TestRunSmoke runs one round on small files against the real binary; the
+// server-filesystem, openssl and jq rows run when those are installed.
+func TestRunSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts servers")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "loom-results")
+	build := exec.Command("go", "build", "-o", bin, "loom-results/cmd/loom-results")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	root := filepath.Join(dir, "root")
+	require.NoError(t, os.Mkdir(root, 0o755))
+	root, err = filepath.EvalSymlinks(root)
+	require.NoError(t, err)
+
+	cfg := Config{
+		Runs: 1, Loom: []string{bin}, Dir: root,
+		InspectBytes: 1 << 20, TextBytes: 256 << 10, JSONBytes: 1 << 20, StoreBytes: 4 << 20,
+	}
+	cfg.OpenSSL, _ = exec.LookPath("openssl")
+	cfg.JQ, _ = exec.LookPath("jq")
+	js, _ := filepath.Abs("../clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+	if node, err := exec.LookPath("node"); err == nil {
+		if _, err := os.Stat(js); err == nil {
+			cfg.FSServer = []string{node, js}
+		}
+	}
+	rep, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	for _, r := range rep.Rows {
+		assert.NotEmpty(t, r.Loom, r.Name)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, rep.WriteText(&buf))
+	t.Log("\n" + buf.String())
+}
