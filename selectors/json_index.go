@@ -1,6 +1,7 @@
 package selectors
 
 import (
+	"bytes"
 	"iter"
 	"math"
 	"sort"
@@ -142,9 +143,7 @@ func jsonBuild(data []byte, lenient bool) (nodes []jsonNode, off int, why jsonRe
 		flags   uint8
 		k       uint32
 	)
-	// Realistic documents have a value every 16 to 40 bytes; denser ones
-	// grow the tape as they go.
-	nodes = make([]jsonNode, 0, n/24+16)
+	nodes = make([]jsonNode, 0, jsonValueBound(data))
 
 value:
 	if i >= n {
@@ -276,6 +275,19 @@ name:
 		i = jsonSkipWS(data, i)
 	}
 	goto value
+}
+
+// jsonValueBound bounds the number of values in data from above, so that
+// the tape is allocated once: every value but the first follows a ',' or
+// opens a container after a '[' (an object's values follow ':', counted by
+// the ',' between members and the '{' before the first). Commas and
+// brackets inside strings make it an overestimate; counting costs a few
+// vectorised passes, far less than growing the tape.
+func jsonValueBound(data []byte) int {
+	if len(data) < 4096 {
+		return len(data)/8 + 16
+	}
+	return bytes.Count(data, []byte{','}) + bytes.Count(data, []byte{'['}) + bytes.Count(data, []byte{'{'}) + 1
 }
 
 // jsonClip gives back the tape's spare capacity when it is more than a
