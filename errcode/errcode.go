@@ -37,15 +37,6 @@ const (
 	Unreadable         Code = "unreadable"
 )
 
-// Codes lists every stable code once, in SPEC order.
-var Codes = []Code{
-	InvalidArgument, UnknownResult, DigestMismatch, InvalidRange, NotCharBoundary,
-	InvalidJSON, InvalidPointer, PointerNotFound, AmbiguousJSON, NotAString,
-	LookupTooLarge, StepBytesExhausted, LookupLimit, StepRefused, ExpansionTooLarge,
-	UnresolvedEdit, StoreFull, PathOutsideRoot, NotFound, NotRegularFile, TooLarge,
-	NotUTF8, Unreadable,
-}
-
 // Error is an error the caller can act on. Details uses the names of SPEC
 // section 8 (offset, before, after, lines, size, limit, bytes_left, at,
 // cause); values are int64, string or *Error (for cause).
@@ -78,14 +69,6 @@ func (e *Error) Error() string { return "error " + string(e.Code) + ": " + e.Msg
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
-}
-
-// Of returns the code of err when it is an *Error, and "" otherwise.
-func Of(err error) Code {
-	if e, ok := err.(*Error); ok {
-		return e.Code
-	}
-	return ""
 }
 
 // Offset returns an error with the code, message and an "offset" detail.

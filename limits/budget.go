@@ -32,9 +32,6 @@ type Snapshot struct {
 // NewBudget returns the budget of step 1.
 func NewBudget(cfg Config) *Budget { return &Budget{cfg: cfg, step: 1} }
 
-// Config returns the limits the budget enforces.
-func (b *Budget) Config() Config { return b.cfg }
-
 // BeginStep ends the current step and starts the next with a fresh budget,
 // returning its number.
 func (b *Budget) BeginStep() int64 {

@@ -87,9 +87,6 @@ func firstInvalid(data []byte, from int) int {
 // Count returns the number of lines.
 func (l Lines) Count() int { return len(l.starts) }
 
-// Size returns the size of the indexed data.
-func (l Lines) Size() int { return l.size }
-
 // Line returns the span of line n (1 <= n <= Count), its newline included.
 func (l Lines) Line(n int) Span {
 	end := l.size
