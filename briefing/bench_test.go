@@ -12,18 +12,25 @@ import (
 	"loom-results/workspace"
 )
 
-// benchFile writes a 16 MiB source-like file of 40-byte lines and returns
-// a briefing whose root holds it.
+// benchBriefing writes a 16 MiB source-like file of 40-byte lines and
+// returns a briefing whose root holds it, and its number of lines.
 func benchBriefing(b *testing.B) (*Briefing, int) {
 	b.Helper()
-	dir := b.TempDir()
 	var sb strings.Builder
 	lines := 0
 	for sb.Len() < 16<<20-64 {
 		fmt.Fprintf(&sb, "\tx%07d := compute(a, b) // note é\n", lines)
 		lines++
 	}
-	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte(sb.String()), 0o644); err != nil {
+	return benchRoot(b, "big.go", sb.String()), lines
+}
+
+// benchRoot returns a briefing over a temporary root holding one file,
+// with budgets no benchmark reaches.
+func benchRoot(b *testing.B, name, body string) *Briefing {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	root, err := workspace.Open(dir)
@@ -35,7 +42,7 @@ func benchBriefing(b *testing.B) (*Briefing, int) {
 	cfg.MaxLookups = 1 << 62
 	cfg.MaxStepBytes = 1 << 62
 	cfg.MaxExpandBytes = 1 << 62
-	return New(Options{Limits: cfg, Root: root}), lines
+	return New(Options{Limits: cfg, Root: root})
 }
 
 // BenchmarkInspect16MiB is inspect of a 16 MiB file: read, SHA-256, UTF-8

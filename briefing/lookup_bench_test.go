@@ -2,14 +2,11 @@ package briefing
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"loom-results/limits"
-	"loom-results/workspace"
 )
 
 // BenchmarkGetRangeNearEnd is a warm get_range of about 800 bytes near the
@@ -38,7 +35,6 @@ func BenchmarkGetRangeNearEnd(b *testing.B) {
 // number of items in its "items" array.
 func jsonBriefing(b *testing.B) (*Briefing, int) {
 	b.Helper()
-	dir := b.TempDir()
 	var sb strings.Builder
 	sb.WriteString(`{"meta":{"name":"bench","version":3},"items":[`)
 	n := 0
@@ -50,18 +46,7 @@ func jsonBriefing(b *testing.B) (*Briefing, int) {
 		n++
 	}
 	sb.WriteString(`]}`)
-	if err := os.WriteFile(filepath.Join(dir, "big.json"), []byte(sb.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	root, err := workspace.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { root.Close() })
-	cfg := limits.Defaults()
-	cfg.MaxLookups = 1 << 62
-	cfg.MaxStepBytes = 1 << 62
-	return New(Options{Limits: cfg, Root: root}), n
+	return benchRoot(b, "big.json", sb.String()), n
 }
 
 // BenchmarkGetJSONCold is the first get_json on a fresh 16 MiB result: it

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"loom-results/limits"
 )
 
 // A session is one briefing: a server process driven over stdio by the
@@ -19,24 +21,12 @@ type session struct {
 	stderr *lockedBuffer
 	// budget is the step budget of the last answer that carried one; nil
 	// before the first.
-	budget *budget
+	budget *limits.Snapshot
 	// maxLookups and the other limits come from the first begin_step.
 	limits map[string]int64
 	// broken is set when a call failed in the transport: the session is
 	// replaced before the next file.
 	broken bool
-}
-
-// budget is SPEC section 6's budget object.
-type budget struct {
-	Step            int64 `json:"step"`
-	LookupsUsed     int64 `json:"lookups_used"`
-	LookupsLeft     int64 `json:"lookups_left"`
-	BytesUsed       int64 `json:"bytes_used"`
-	BytesLeft       int64 `json:"bytes_left"`
-	ExpandBytesUsed int64 `json:"expand_bytes_used"`
-	ExpandBytesLeft int64 `json:"expand_bytes_left"`
-	Refused         bool  `json:"refused"`
 }
 
 // An answer is a tool result as the agent's client sees it.
@@ -97,7 +87,7 @@ func (s *session) call(ctx context.Context, tool string, args []byte) (*answer, 
 		Error *struct {
 			Code string `json:"code"`
 		} `json:"error"`
-		Budget *budget `json:"budget"`
+		Budget *limits.Snapshot `json:"budget"`
 	}
 	if len(a.Structured) > 0 {
 		if err := json.Unmarshal(a.Structured, &common); err != nil {
@@ -134,7 +124,7 @@ func (s *session) beginStep(ctx context.Context) error {
 		return fmt.Errorf("begin_step: %w", err)
 	}
 	s.limits = got.Limits
-	s.budget = &budget{
+	s.budget = &limits.Snapshot{
 		Step:            got.Step,
 		LookupsLeft:     got.Limits["max_lookups"],
 		BytesLeft:       got.Limits["max_step_bytes"],
