@@ -74,7 +74,7 @@ func TestReadBounded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := &counting{r: tt.r}
-			data, over, err := readBounded(c, tt.sizeHint, tt.maxBytes)
+			data, over, err := readBounded(c, tt.sizeHint, tt.maxBytes, nil)
 			if tt.wantConsumed >= 0 {
 				assert.Equal(t, tt.wantConsumed, c.n, "bytes consumed")
 			}
@@ -102,7 +102,7 @@ func TestReadBoundedAllocatesOnce(t *testing.T) {
 	allocs := testing.AllocsPerRun(10, func() {
 		br.Reset(data)
 		var err error
-		got, _, err = readBounded(br, int64(len(data)), int64(len(data)))
+		got, _, err = readBounded(br, int64(len(data)), int64(len(data)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,4 +110,33 @@ func TestReadBoundedAllocatesOnce(t *testing.T) {
 	assert.Equal(t, 1.0, allocs)
 	assert.Equal(t, len(data), len(got))
 	assert.Equal(t, len(data)+1, cap(got))
+}
+
+// TestReadBoundedWatch checks that a watcher sees every prefix as it is
+// read, at most readWindow bytes more each time, including across the
+// growth of a file that is larger than its stat size.
+func TestReadBoundedWatch(t *testing.T) {
+	t.Parallel()
+	data := make([]byte, 3*readWindow+123)
+	for i := range data {
+		data[i] = byte(i % 251)
+	}
+	for _, hint := range []int64{int64(len(data)), 10, 0} {
+		var seen []int
+		got, over, err := readBounded(bytes.NewReader(data), hint, 1<<30, func(filled []byte) {
+			require.Equal(t, data[:len(filled)], filled)
+			if len(seen) > 0 {
+				require.LessOrEqual(t, len(filled)-seen[len(seen)-1], readWindow)
+				require.Greater(t, len(filled), seen[len(seen)-1])
+			}
+			seen = append(seen, len(filled))
+		})
+		require.NoError(t, err)
+		assert.False(t, over)
+		assert.Equal(t, data, got)
+		assert.Equal(t, len(data), seen[len(seen)-1], "hint %d", hint)
+		if hint == int64(len(data)) {
+			assert.Equal(t, []int{readWindow, 2 * readWindow, 3 * readWindow, len(data)}, seen)
+		}
+	}
 }

@@ -11,6 +11,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,6 +82,30 @@ func (r *Root) Dir() string { return r.dir }
 // read. A negative maxBytes counts as 0. Read never blocks on a FIFO and
 // never opens a device or socket that it can see before opening.
 func (r *Root) Read(path string, maxBytes int64) (data []byte, rel string, err *errcode.Error) {
+	f, rel, err := r.Open(path, maxBytes)
+	if err != nil {
+		return nil, rel, err
+	}
+	defer f.Close()
+	data, err = f.ReadAll(nil)
+	return data, rel, err
+}
+
+// A File is a regular file under the root, opened by Open and read by
+// ReadAll or Stream under Read's rules.
+type File struct {
+	root *Root
+	f    *os.File
+	rel  string
+	size int64 // the fstat size: a hint
+	max  int64
+	read bool // ReadAll or Stream has read some of it
+}
+
+// Open opens the regular file at path for reading, under Read's rules: the
+// path checks, the file type checks, and too_large when its stat size is
+// over maxBytes. rel is as Read's.
+func (r *Root) Open(path string, maxBytes int64) (f *File, rel string, err *errcode.Error) {
 	rel, err = r.resolve(path)
 	if err != nil {
 		return nil, "", err
@@ -98,27 +123,86 @@ func (r *Root) Read(path string, maxBytes int64) (data []byte, rel string, err *
 		return nil, rel, notRegular(rel, fi.Mode())
 	}
 
-	f, fi, err := r.open(rel)
+	of, fi, err := r.open(rel)
 	if err != nil {
 		return nil, rel, err
 	}
-	defer f.Close()
 	if fi.Size() > maxBytes {
+		of.Close()
 		return nil, rel, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, fi.Size(), maxBytes).
 			With("size", fi.Size()).With("limit", maxBytes)
 	}
+	return &File{root: r, f: of, rel: rel, size: fi.Size(), max: maxBytes}, rel, nil
+}
 
-	// The stat size is only a hint: files in /proc report 0, and a file
-	// may grow or shrink while it is read.
-	data, over, rerr := readBounded(f, fi.Size(), maxBytes)
+func tooLarge(rel string, maxBytes int64) *errcode.Error {
+	return errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes", rel, maxBytes).With("limit", maxBytes)
+}
+
+// Size is the file's size when it was opened. It is only a hint: files in
+// /proc report 0, and a file may grow or shrink while it is read.
+func (f *File) Size() int64 { return f.size }
+
+// Close closes the file.
+func (f *File) Close() { f.f.Close() }
+
+// ReadAll returns the file's exact bytes, from its start, as Read does.
+// With watch set, it reads at most 1 MiB at a time and calls watch with the
+// bytes read so far after each read that added some, so that a digest can
+// be computed while the file is still being read. The bytes watch is given
+// never change; the buffer holding them may be replaced if the file grows
+// while it is read.
+func (f *File) ReadAll(watch func(filled []byte)) ([]byte, *errcode.Error) {
+	if err := f.rewind(); err != nil {
+		return nil, err
+	}
+	data, over, rerr := readBounded(f.f, f.size, f.max, watch)
 	if rerr != nil {
-		return nil, rel, r.classify(rel, rerr)
+		return nil, f.root.classify(f.rel, rerr)
 	}
 	if over {
-		return nil, rel, errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes", rel, maxBytes).
-			With("limit", maxBytes)
+		return nil, tooLarge(f.rel, f.max)
 	}
-	return data, rel, nil
+	return data, nil
+}
+
+// Stream reads the file from its start through window, calling fn with
+// each chunk read (valid only during the call), and returns the size read.
+// It reads at most maxBytes+1 bytes and fails with too_large past maxBytes,
+// as ReadAll does; fn returning false stops it early (size is then what was
+// read so far).
+func (f *File) Stream(window []byte, fn func(chunk []byte) bool) (int64, *errcode.Error) {
+	if err := f.rewind(); err != nil {
+		return 0, err
+	}
+	var size int64
+	for {
+		w := window[:min(int64(len(window)), f.max+1-size)]
+		n, rerr := f.f.Read(w)
+		size += int64(n)
+		if size > f.max {
+			return size, tooLarge(f.rel, f.max)
+		}
+		if n > 0 && !fn(w[:n]) {
+			return size, nil
+		}
+		if rerr == io.EOF {
+			return size, nil
+		}
+		if rerr != nil {
+			return size, f.root.classify(f.rel, rerr)
+		}
+	}
+}
+
+func (f *File) rewind() *errcode.Error {
+	if f.read {
+		if _, err := f.f.Seek(0, io.SeekStart); err != nil {
+			return f.root.classify(f.rel, err)
+		}
+	}
+	f.read = true
+	return nil
 }
 
 // open opens rel for reading and returns it with its fstat information, or

@@ -512,3 +512,52 @@ func BenchmarkRead(b *testing.B) {
 		}
 	})
 }
+
+// TestStream checks that Stream hands over a file in window-sized chunks,
+// stops when asked, refuses a file that grew past the limit, and that
+// ReadAll after it reads the file from its start.
+func TestStream(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	text := strings.Repeat("0123456789", 100) // 1,000 bytes
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte(text), 0o644))
+	r, err := Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+
+	f, rel, oerr := r.Open("a.txt", 1000)
+	require.Nil(t, oerr)
+	defer f.Close()
+	assert.Equal(t, "a.txt", rel)
+	assert.Equal(t, int64(1000), f.Size())
+
+	var got strings.Builder
+	var sizes []int
+	n, serr := f.Stream(make([]byte, 300), func(chunk []byte) bool {
+		got.Write(chunk)
+		sizes = append(sizes, len(chunk))
+		return true
+	})
+	require.Nil(t, serr)
+	assert.Equal(t, int64(1000), n)
+	assert.Equal(t, text, got.String())
+	assert.Equal(t, []int{300, 300, 300, 100}, sizes)
+
+	n, serr = f.Stream(make([]byte, 300), func([]byte) bool { return false })
+	require.Nil(t, serr)
+	assert.Equal(t, int64(300), n, "stopped after the first chunk")
+
+	data, rerr := f.ReadAll(nil)
+	require.Nil(t, rerr)
+	assert.Equal(t, text, string(data), "ReadAll starts again from the start")
+
+	// A file that grew past the limit after Open: never more than the
+	// limit plus one byte is read.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte(text+"more"), 0o644))
+	var streamed int
+	n, serr = f.Stream(make([]byte, 4096), func(chunk []byte) bool { streamed += len(chunk); return true })
+	require.NotNil(t, serr)
+	assert.Equal(t, errcode.TooLarge, serr.Code)
+	assert.Equal(t, int64(1001), n)
+	assert.Equal(t, 0, streamed, "the chunk that passed the limit is not handed over")
+}
