@@ -104,7 +104,7 @@ type entry struct {
 }
 
 func findEntry(data []byte, lines Lines, n int) entry {
-	c := lines.Content(data, n)
+	c := lines.Content(n)
 	cut := false
 	if c.Len() > MaxFindLine {
 		c.End = FloorCharBoundary(data, c.Start+MaxFindLine)
@@ -121,8 +121,8 @@ func findEntry(data []byte, lines Lines, n int) entry {
 // each calls fn with the number of every matching line, in order.
 func (m Matcher) each(data []byte, lines Lines, fn func(line int)) {
 	if m.re != nil {
-		for n := 1; n <= lines.Count(); n++ {
-			c := lines.Content(data, n)
+		for n, line := range lines.All() {
+			c := contentOf(data, line)
 			if m.re.Match(data[c.Start:c.End]) {
 				fn(n)
 			}
@@ -142,7 +142,7 @@ func (m Matcher) each(data []byte, lines Lines, fn func(line int)) {
 		}
 		at := pos + i
 		n := lines.LineAt(at)
-		if c := lines.Content(data, n); at+len(m.literal) <= c.End {
+		if c := lines.Content(n); at+len(m.literal) <= c.End {
 			fn(n)
 			pos = lines.Start(n + 1)
 			continue

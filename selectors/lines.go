@@ -2,111 +2,220 @@ package selectors
 
 import (
 	"bytes"
+	"encoding/binary"
+	"iter"
 	"math"
+	"math/bits"
 	"sort"
-	"unicode/utf8"
 
 	"loom-results/errcode"
 )
 
 // MaxSize is the largest result the indexes can address: offsets are
-// uint32 to keep a line index at four bytes a line.
+// uint32.
 const MaxSize = math.MaxUint32
 
 // Lines is the line index of a result (SPEC section 4.2): a line is a
 // maximal run of bytes that ends with '\n', '\n' included, or the final run
 // when the result does not end with '\n'. A lone '\r' does not end a line.
+//
+// The index is sparse: for every lineBlock bytes of the result it keeps the
+// first line that starts in or after that block (8 bytes a block, 1/64 of
+// the result), and finds any other line start by scanning at most one block
+// from there. So every lookup costs O(log blocks) plus one block, whatever
+// the line lengths, and the index stays small whatever their number.
 type Lines struct {
-	starts []uint32 // starts[i] is the offset of line i+1
-	size   int
+	data  []byte
+	count int
+	// marks[k] is the first line that starts at or after offset
+	// k*lineBlock, or {count+1, size} when none does.
+	marks []lineMark
 }
 
-// appendStarts appends the starts of the lines that begin in data[from:to].
-// A line begins at from when from is 0 or data[from-1] is '\n'.
-func appendStarts(starts []uint32, data []byte, from, to int) []uint32 {
-	if from == 0 && to > 0 {
-		starts = append(starts, 0)
-	}
-	for i := from; i < to; {
-		j := bytes.IndexByte(data[i:to], '\n')
-		if j < 0 {
-			break
-		}
-		i += j + 1
-		if i < len(data) {
-			starts = append(starts, uint32(i))
-		}
-	}
-	return starts
-}
+// lineMark is a line number and the offset where that line starts.
+type lineMark struct{ line, start uint32 }
 
-// scanChunk is the size of the blocks ScanText validates and indexes
-// together, so that the second pass over a block reads it from cache.
-const scanChunk = 64 << 10
+// lineBlock is the span of one mark: the most a lookup scans.
+const lineBlock = 512
 
 // ScanText checks that data is valid UTF-8 and builds its line index in the
-// same pass, block by block. Invalid UTF-8 fails with not_utf8, whose offset
-// is the start of the first invalid sequence.
+// same pass, eight bytes at a time. Invalid UTF-8 fails with not_utf8, whose
+// offset is the start of the first invalid sequence. data is kept, not
+// copied: it must not change afterwards.
 func ScanText(data []byte) (Lines, *errcode.Error) {
-	if len(data) > MaxSize {
-		return Lines{}, errcode.New(errcode.TooLarge, "%d bytes is over the %d bytes a result can hold", len(data), int64(MaxSize))
+	n := len(data)
+	if n > MaxSize {
+		return Lines{}, errcode.New(errcode.TooLarge, "%d bytes is over the %d bytes a result can hold", n, int64(MaxSize))
 	}
-	l := Lines{size: len(data), starts: make([]uint32, 0, len(data)/32+1)}
-	for from := 0; from < len(data); {
-		to := min(from+scanChunk, len(data))
-		if to < len(data) {
-			// End the block on a character start so no sequence is split; a
-			// sequence is at most 4 bytes, so this moves back at most 3.
-			for k := 0; k < utf8.UTFMax-1 && !utf8.RuneStart(data[to]); k++ {
-				to--
+	s := lineScan{data: data, marks: make([]lineMark, (n+lineBlock-1)/lineBlock)}
+	if n > 0 {
+		s.mark(0)
+	}
+	// The hot loop keeps the newline count and the next unmarked block in
+	// locals; s.newlines takes the words that reach that block.
+	count, next := 0, s.next
+	i := 0
+	for i+8 <= n {
+		w := binary.LittleEndian.Uint64(data[i:])
+		if high := w & swarHighs; high != 0 {
+			// ASCII up to the first byte >= 0x80, then a run of multi-byte
+			// characters (none of whose bytes is '\n').
+			k := bits.TrailingZeros64(high) >> 3
+			if m := newlineMask(w) & (1<<(8*k) - 1); m != 0 {
+				if i+8 < next {
+					count += bits.OnesCount64(m)
+				} else {
+					count, next = s.newlines(m, i, count)
+				}
+			}
+			var bad bool
+			if i, bad = skipMultiByte(data, i+k); bad {
+				return Lines{}, notUTF8(i)
+			}
+			continue
+		}
+		if m := newlineMask(w); m != 0 {
+			if i+8 < next {
+				count += bits.OnesCount64(m)
+			} else {
+				count, next = s.newlines(m, i, count)
 			}
 		}
-		if !utf8.Valid(data[from:to]) {
-			return Lines{}, errcode.Offset(errcode.NotUTF8, int64(firstInvalid(data, from)),
-				"not valid UTF-8 at byte %d", firstInvalid(data, from))
-		}
-		l.starts = appendStarts(l.starts, data, from, to)
-		from = to
+		i += 8
 	}
-	return l, nil
+	for ; i < n; i++ {
+		switch c := data[i]; {
+		case c == '\n':
+			count, next = s.newlines(1<<7, i, count)
+		case c >= 0x80:
+			j, bad := skipMultiByte(data, i)
+			if bad {
+				return Lines{}, notUTF8(j)
+			}
+			i = j - 1
+		}
+	}
+	return s.finish(count), nil
 }
 
-// firstInvalid returns the offset of the first invalid UTF-8 sequence at or
-// after from.
-func firstInvalid(data []byte, from int) int {
-	for i := from; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
+// skipMultiByte skips the run of multi-byte characters that starts at i and
+// returns where it ends; bad reports an invalid sequence, which then starts
+// at the returned offset. The common two- and three-byte characters are
+// taken inline.
+func skipMultiByte(data []byte, i int) (end int, bad bool) {
+	n := len(data)
+	for i < n {
+		c := data[i]
+		switch {
+		case c < 0x80:
+			return i, false
+		case c >= 0xC2 && c < 0xE0 && i+1 < n && data[i+1]&0xC0 == 0x80:
+			i += 2
+		case c >= 0xE1 && c < 0xF0 && c != 0xED && i+2 < n && data[i+1]&0xC0 == 0x80 && data[i+2]&0xC0 == 0x80:
+			i += 3
+		default:
+			size := jsonUTF8Seq(data, i)
+			if size <= 0 {
+				return i, true
+			}
+			i += size
 		}
-		i += n
 	}
-	return len(data)
+	return i, false
+}
+
+func notUTF8(off int) *errcode.Error {
+	return errcode.Offset(errcode.NotUTF8, int64(off), "not valid UTF-8 at byte %d", off)
+}
+
+// newlineMask returns the high bit of every byte of w that is '\n', with no
+// false positives.
+func newlineMask(w uint64) uint64 {
+	t := w ^ swarOnes*'\n'
+	return ^((t&^swarHighs + swarOnes*0x7F) | t) & swarHighs
+}
+
+// lineScan builds the marks as ScanText meets newlines.
+type lineScan struct {
+	data  []byte
+	marks []lineMark
+	// next is the offset of the first block that has no mark yet.
+	next int
+}
+
+// newlines takes the newlines flagged in mask, the high bits of the word at
+// base, after count newlines, marking the lines that start in unmarked
+// blocks. It returns the new count and next unmarked block.
+func (s *lineScan) newlines(mask uint64, base, count int) (int, int) {
+	for ; mask != 0; mask &= mask - 1 {
+		count++
+		// A newline at p starts a line at p+1.
+		if start := base + bits.TrailingZeros64(mask)>>3 + 1; start >= s.next && start < len(s.data) {
+			s.markLine(count+1, start)
+		}
+	}
+	return count, s.next
+}
+
+// mark records that line 1 starts at start 0.
+func (s *lineScan) mark(start int) { s.markLine(1, start) }
+
+// markLine records that line starts at start, for every block up to the
+// one that holds start.
+func (s *lineScan) markLine(line, start int) {
+	m := lineMark{uint32(line), uint32(start)}
+	last := start / lineBlock
+	for k := s.next / lineBlock; k <= last; k++ {
+		s.marks[k] = m
+	}
+	s.next = (last + 1) * lineBlock
+}
+
+func (s *lineScan) finish(newlines int) Lines {
+	n := len(s.data)
+	count := newlines
+	if n > 0 && s.data[n-1] != '\n' {
+		count++
+	}
+	end := lineMark{uint32(count + 1), uint32(n)}
+	for k := s.next / lineBlock; k < len(s.marks); k++ {
+		s.marks[k] = end
+	}
+	return Lines{data: s.data, count: count, marks: s.marks}
 }
 
 // Count returns the number of lines.
-func (l Lines) Count() int { return len(l.starts) }
+func (l Lines) Count() int { return l.count }
+
+// Start returns the offset where line n starts (1 <= n <= Count()+1);
+// n = Count()+1 gives the size.
+func (l Lines) Start(n int) int {
+	if n > l.count {
+		return len(l.data)
+	}
+	// The last block whose mark is at or before line n: line n starts in
+	// that block or it would have a later mark.
+	k := sort.Search(len(l.marks), func(k int) bool { return int(l.marks[k].line) > n }) - 1
+	m := l.marks[k]
+	pos := int(m.start)
+	end := min((k+1)*lineBlock, len(l.data))
+	for range n - int(m.line) {
+		pos += bytes.IndexByte(l.data[pos:end], '\n') + 1
+	}
+	return pos
+}
 
 // Line returns the span of line n (1 <= n <= Count), its newline included.
 func (l Lines) Line(n int) Span {
-	end := l.size
-	if n < len(l.starts) {
-		end = int(l.starts[n])
-	}
-	return Span{int(l.starts[n-1]), end}
-}
-
-// Start returns the offset where line n starts; n = Count()+1 gives the size.
-func (l Lines) Start(n int) int {
-	if n > len(l.starts) {
-		return l.size
-	}
-	return int(l.starts[n-1])
+	return Span{l.Start(n), l.Start(n + 1)}
 }
 
 // Content returns the span of line n without its ending ("\n" or "\r\n").
-func (l Lines) Content(data []byte, n int) Span {
-	s := l.Line(n)
+func (l Lines) Content(n int) Span {
+	return contentOf(l.data, l.Line(n))
+}
+
+func contentOf(data []byte, s Span) Span {
 	if s.End > s.Start && data[s.End-1] == '\n' {
 		s.End--
 		if s.End > s.Start && data[s.End-1] == '\r' {
@@ -116,25 +225,48 @@ func (l Lines) Content(data []byte, n int) Span {
 	return s
 }
 
+// All yields every line's number and span (newline included), in order,
+// in one pass over the result.
+func (l Lines) All() iter.Seq2[int, Span] {
+	return func(yield func(int, Span) bool) {
+		start := 0
+		for n := 1; n <= l.count; n++ {
+			end := len(l.data)
+			if i := bytes.IndexByte(l.data[start:], '\n'); i >= 0 {
+				end = start + i + 1
+			}
+			if !yield(n, Span{start, end}) {
+				return
+			}
+			start = end
+		}
+	}
+}
+
 // LineAt returns the number of the line that holds offset off
-// (0 <= off < size), in O(log lines).
+// (0 <= off < size), in O(1) plus a scan of at most one block.
 func (l Lines) LineAt(off int) int {
-	return sort.Search(len(l.starts), func(i int) bool { return int(l.starts[i]) > off })
+	m := l.marks[off/lineBlock]
+	if off < int(m.start) {
+		// No line starts between the block's start and off.
+		return int(m.line) - 1
+	}
+	return int(m.line) + bytes.Count(l.data[m.start:off], []byte{'\n'})
 }
 
 // Range checks the inclusive line range of SPEC section 4.2 and returns the
 // bytes of those lines, newlines included: 1 <= first <= last <= lines, else
 // invalid_range with the result's line count in "lines".
 func (l Lines) Range(first, last int64) (Span, *errcode.Error) {
-	n := int64(len(l.starts))
+	n := int64(l.count)
 	if first < 1 || first > n || last < first || last > n {
 		return Span{}, l.rangeError(first, last)
 	}
-	return Span{int(l.starts[first-1]), l.Start(int(last) + 1)}, nil
+	return Span{l.Start(int(first)), l.Start(int(last) + 1)}, nil
 }
 
 func (l Lines) rangeError(first, last int64) *errcode.Error {
-	n := int64(len(l.starts))
+	n := int64(l.count)
 	if n == 0 {
 		return errcode.New(errcode.InvalidRange, "lines %d-%d outside an empty result: it has no lines", first, last).
 			With("lines", n)

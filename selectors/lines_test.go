@@ -3,6 +3,7 @@ package selectors
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,7 +86,7 @@ func TestLineContent(t *testing.T) {
 	require.Nil(t, err)
 	var got []string
 	for n := 1; n <= l.Count(); n++ {
-		c := l.Content(data, n)
+		c := l.Content(n)
 		got = append(got, string(data[c.Start:c.End]))
 	}
 	assert.Equal(t, []string{"a", "b", "", "c\r"}, got)
@@ -106,7 +107,9 @@ func TestScanTextNotUTF8(t *testing.T) {
 		{"truncated sequence at end", []byte("abc\xe2\x82"), 3},
 		{"overlong", []byte("\xc0\xafx"), 0},
 		{"UTF-8 encoded surrogate", []byte("x\xed\xa0\x80"), 1},
-		{"past a block boundary", append([]byte(strings.Repeat("é", scanChunk)), 0xff), 2 * scanChunk},
+		{"past a block boundary", append([]byte(strings.Repeat("é", lineBlock)), 0xff), 2 * lineBlock},
+		{"after a run of multi-byte characters", []byte("abcdefgh€€€\xe2\x82x"), 17},
+		{"in the last bytes of a word", []byte("abcdefg\xff"), 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,49 +123,113 @@ func TestScanTextNotUTF8(t *testing.T) {
 }
 
 // TestScanTextBlocks checks that multi-byte characters and newlines that
-// straddle the scan's block boundaries are neither refused nor lost.
+// straddle words and index blocks are neither refused nor lost.
 func TestScanTextBlocks(t *testing.T) {
 	t.Parallel()
-	for shift := 0; shift < 4; shift++ {
-		data := []byte(strings.Repeat("x", scanChunk-2+shift) + "€\n" + strings.Repeat("ab\n", 3))
+	for shift := 0; shift < 12; shift++ {
+		data := []byte(strings.Repeat("x", lineBlock-2+shift) + "€\n" + strings.Repeat("ab\n", 3))
 		l, err := ScanText(data)
 		require.Nil(t, err)
 		assert.Equal(t, 4, l.Count())
 		s := l.Line(2)
 		assert.Equal(t, "ab\n", string(data[s.Start:s.End]))
+		assert.Equal(t, lineBlock-2+shift+4, l.Start(2))
 	}
+}
+
+// TestLinesAgainstReference compares the sparse index with a plain list
+// of line starts on texts whose lines are shorter than a word, about a
+// block, and many blocks long.
+func TestLinesAgainstReference(t *testing.T) {
+	t.Parallel()
+	texts := map[string]string{
+		"newlines only":     strings.Repeat("\n", 3*lineBlock+5),
+		"short lines":       strings.Repeat("a\n", 2000),
+		"CRLF":              strings.Repeat("ab\r\n", 700) + "end",
+		"block-sized lines": strings.Repeat(strings.Repeat("y", lineBlock-1)+"\n", 9),
+		"long line":         "first\n" + strings.Repeat("é", 5*lineBlock) + "\nlast",
+		"long final line":   "a\nb\n" + strings.Repeat("z", 4*lineBlock),
+		"mixed":             strings.Repeat("€ x\n\n"+strings.Repeat("q", 700)+"\n中文\r\n", 40),
+		"ends in block":     strings.Repeat("w", lineBlock-1) + "\n",
+	}
+	for name, text := range texts {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkLines(t, []byte(text))
+		})
+	}
+}
+
+// checkLines checks every method of ScanText's index against a plain list
+// of line starts.
+func checkLines(t *testing.T, data []byte) {
+	t.Helper()
+	l, err := ScanText(data)
+	require.Nil(t, err)
+	var starts []int
+	for i := range data {
+		if i == 0 || data[i-1] == '\n' {
+			starts = append(starts, i)
+		}
+	}
+	require.Equal(t, len(starts), l.Count())
+	for n, s := range starts {
+		end := len(data)
+		if n+1 < len(starts) {
+			end = starts[n+1]
+		}
+		require.Equal(t, Span{s, end}, l.Line(n+1), "line %d", n+1)
+		require.Equal(t, s, l.Start(n+1))
+	}
+	require.Equal(t, len(data), l.Start(len(starts)+1))
+	line := 0
+	for off := range data {
+		if line < len(starts) && starts[line] == off {
+			line++
+		}
+		require.Equal(t, line, l.LineAt(off), "offset %d", off)
+	}
+	n := 0
+	for got, span := range l.All() {
+		n++
+		require.Equal(t, n, got)
+		require.Equal(t, l.Line(n), span)
+	}
+	require.Equal(t, len(starts), n)
 }
 
 func FuzzLineRange(f *testing.F) {
 	f.Add([]byte("a\nb\r\nc"), int64(1), int64(2))
 	f.Add([]byte(""), int64(1), int64(1))
 	f.Add([]byte("\n\n"), int64(2), int64(2))
+	f.Add([]byte(strings.Repeat("ab\né\n", 200)), int64(3), int64(300))
 	f.Fuzz(func(t *testing.T, data []byte, first, last int64) {
 		l, err := ScanText(data)
-		if err != nil {
+		if !utf8.Valid(data) {
+			require.NotNil(t, err, "invalid UTF-8 accepted")
+			require.Equal(t, int64(firstInvalidRef(data)), err.Details["offset"])
 			return
 		}
-		// The lines tile the data exactly.
-		end := 0
-		for n := 1; n <= l.Count(); n++ {
-			s := l.Line(n)
-			if s.Start != end || s.End <= s.Start {
-				t.Fatalf("line %d is %v after %d", n, s, end)
-			}
-			end = s.End
-		}
-		if end != len(data) {
-			t.Fatalf("lines end at %d of %d", end, len(data))
-		}
+		require.Nil(t, err)
+		checkLines(t, data)
 		got, rerr := l.Range(first, last)
 		if rerr != nil {
-			if rerr.Code != errcode.InvalidRange {
-				t.Fatalf("unexpected code %s", rerr.Code)
-			}
+			require.Equal(t, errcode.InvalidRange, rerr.Code)
 			return
 		}
-		if got.Start < 0 || got.Start > got.End || got.End > len(data) {
-			t.Fatalf("span %v outside %d bytes", got, len(data))
-		}
+		require.Equal(t, l.Line(int(first)).Start, got.Start)
+		require.Equal(t, l.Line(int(last)).End, got.End)
 	})
+}
+
+// firstInvalidRef is the offset of the first invalid UTF-8 sequence.
+func firstInvalidRef(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
 }
