@@ -3,6 +3,7 @@ package briefing
 import (
 	"loom-results/errcode"
 	"loom-results/results"
+	"loom-results/workspace"
 )
 
 // MaxPaths is how many paths one inspect may read (SPEC section 5).
@@ -35,16 +36,73 @@ func (b *Briefing) Inspect(paths []string) []Entry {
 }
 
 func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
-	data, rel, err := b.opts.Root.Read(path, b.opts.Limits.MaxResultBytes)
+	f, rel, err := b.opts.Root.Open(path, b.opts.Limits.MaxResultBytes)
 	if err != nil {
 		return nil, err
 	}
-	t, err := results.Analyze(data)
+	defer f.Close()
+	src := results.Source{Kind: results.KindFile, Path: &rel}
+	if !b.store.Fits(f.Size()) {
+		if d, done, err := b.inspectUnkept(f, src); done {
+			return d, err
+		}
+	}
+	// The digest runs beside the reading; the UTF-8, line and JSON pass
+	// then beside the end of the digest.
+	var digest results.Digest
+	data, err := f.ReadAll(digest.Watch)
+	if err != nil {
+		digest.Stop()
+		return nil, err
+	}
+	t, err := results.AnalyzeDigested(data, &digest)
 	if err != nil {
 		return nil, err
 	}
-	d, err := b.retain(t, true, results.Source{Kind: results.KindFile, Path: &rel})
-	return d, err
+	return b.retain(t, true, src)
+}
+
+// unkeptWindow is the read window of a file that the store cannot keep.
+const unkeptWindow = 1 << 20
+
+// inspectUnkept answers for a file that the store cannot keep (its size
+// does not fit) by reading it through one window, never holding it whole:
+// a full store costs no more memory than a window per inspect. done is
+// false when the file must be read whole after all: it may be JSON (its
+// descriptor's type needs the whole document), or it changed size while it
+// was read and now fits.
+func (b *Briefing) inspectUnkept(f *workspace.File, src results.Source) (d *results.Descriptor, done bool, err *errcode.Error) {
+	scan := results.NewStreamScan(b.opts.Limits.PreviewBytes)
+	size, err := f.Stream(make([]byte, unkeptWindow), func(chunk []byte) bool {
+		scan.Write(chunk)
+		return !scan.MaybeJSON()
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	if scan.MaybeJSON() {
+		return nil, false, nil
+	}
+	sum, err := scan.Finish()
+	if err != nil {
+		return nil, true, err
+	}
+	if size != f.Size() && b.store.Fits(size) {
+		return nil, false, nil
+	}
+	view := results.Full
+	if b.opts.Context == Bounded {
+		view = results.Compact
+	}
+	if r := b.store.Reusable(sum.Sum, true, src); r != nil {
+		d := results.Describe(r.Text, true, src, results.Retained{Result: r, Reused: true}, view, b.opts.Limits.PreviewBytes)
+		return &d, true, nil
+	}
+	if b.opts.Context == Bounded {
+		return nil, true, storeFull(size, b.store)
+	}
+	desc := results.DescribeSummary(sum, true, src, view, b.opts.Limits.PreviewBytes)
+	return &desc, true, nil
 }
 
 // retain keeps t in the store and describes it under the context policy: in

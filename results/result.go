@@ -48,36 +48,6 @@ type Text struct {
 	JSON selectors.JSONType
 }
 
-// Analyze hashes data, checks that it is UTF-8, indexes its lines and finds
-// its JSON type. The digest runs on its own goroutine, beside the UTF-8 and
-// line pass and then the JSON check, so a large file costs about one hash.
-// data is kept, not copied: the caller must not change it afterwards.
-func Analyze(data []byte) (*Text, *errcode.Error) {
-	t := &Text{Data: data}
-	var wg sync.WaitGroup
-	if len(data) >= parallelHash {
-		wg.Go(func() { t.Sum = sha256.Sum256(data) })
-	} else {
-		t.Sum = sha256.Sum256(data)
-	}
-	lines, err := selectors.ScanText(data)
-	if err == nil {
-		t.Lines = lines
-		if typ, jerr := selectors.ValidateJSON(data); jerr == nil {
-			t.JSON = typ
-		}
-	}
-	wg.Wait()
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// parallelHash is the size from which Analyze hashes on another goroutine;
-// below it a goroutine costs more than it saves.
-const parallelHash = 256 << 10
-
 // Hex returns the full lowercase hex digest.
 func (t *Text) Hex() string { return hex.EncodeToString(t.Sum[:]) }
 

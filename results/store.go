@@ -1,6 +1,7 @@
 package results
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -28,6 +29,12 @@ func (q *Quota) reserve(n int64) bool {
 	}
 	q.used += n
 	return true
+}
+
+func (q *Quota) available(n int64) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return n <= q.limit-q.used
 }
 
 func (q *Quota) release(n int64) {
@@ -144,8 +151,25 @@ func (s *Store) fits(count, bytes int64) bool {
 }
 
 func reuseKey(t *Text, complete bool, src Source) string {
+	return keyOf(t.Sum, complete, src)
+}
+
+func keyOf(sum [sha256.Size]byte, complete bool, src Source) string {
 	b, _ := json.Marshal(src) // a struct of strings, integers and bools always marshals
-	return string(t.Sum[:]) + strconv.FormatBool(complete) + string(b)
+	return string(sum[:]) + strconv.FormatBool(complete) + string(b)
+}
+
+// Fits reports whether a new result of size bytes would be retained now:
+// under the result, store, count and process caps. A text that would be
+// reused fits whatever its size (Reusable).
+func (s *Store) Fits(size int64) bool {
+	return size <= s.cfg.MaxResultBytes && s.fits(1, size) && s.quota.available(size)
+}
+
+// Reusable returns the retained result with this digest, completeness and
+// source, or nil: what Retain would reuse.
+func (s *Store) Reusable(sum [sha256.Size]byte, complete bool, src Source) *Result {
+	return s.byKey[keyOf(sum, complete, src)]
 }
 
 // Get returns the result with the given ID, or unknown_result.

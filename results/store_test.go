@@ -193,3 +193,29 @@ func TestDescribe(t *testing.T) {
 	assert.Equal(t, "hé", *d.Preview)
 	assert.Equal(t, tx.Hex(), d.SHA256)
 }
+
+// TestDigest checks the digest computed while a buffer is filled against
+// sha256.Sum256, for buffers below and above the size that starts its
+// goroutine, fed in several prefixes or not at all, and a stopped one.
+func TestDigest(t *testing.T) {
+	t.Parallel()
+	data := make([]byte, 3*parallelHash+77)
+	for i := range data {
+		data[i] = byte(i * 31)
+	}
+	for _, size := range []int{0, 10, parallelHash - 1, parallelHash, len(data)} {
+		for _, step := range []int{0, 1000, parallelHash / 3, parallelHash} {
+			var d Digest
+			if step > 0 {
+				for n := step; n < size+step; n += step {
+					d.Watch(data[:min(n, size)])
+				}
+			}
+			assert.Equal(t, sha256.Sum256(data[:size]), d.Sum(data[:size]), "size %d step %d", size, step)
+		}
+	}
+	var d Digest
+	d.Watch(data)
+	d.Stop()
+	d.Stop()
+}
