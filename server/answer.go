@@ -23,15 +23,17 @@ func success(text string, structured any) *mcp.CallToolResult {
 // failure is the error shape of SPEC section 8: isError, the structured
 // {"error": {...}, "budget"?} and the one-line text "error <code>: <message>".
 func failure(err *errcode.Error, budget *limits.Snapshot) *mcp.CallToolResult {
-	body := struct {
-		Error  json.RawMessage  `json:"error"`
-		Budget *limits.Snapshot `json:"budget,omitempty"`
-	}{errorJSON(err), budget}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.NewTextContent(err.Error())},
-		StructuredContent: body,
+		StructuredContent: failureBody{errorJSON(err), budget},
 		IsError:           true,
 	}
+}
+
+// failureBody is the structured content of an error answer.
+type failureBody struct {
+	Error  json.RawMessage  `json:"error"`
+	Budget *limits.Snapshot `json:"budget,omitempty"`
 }
 
 // errorJSON renders an error as {"code", "message", ...details}, details in

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,8 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"loom-results/briefing"
 	"loom-results/limits"
+	"loom-results/results"
 	"loom-results/workspace"
 )
 
@@ -155,5 +159,64 @@ func BenchmarkStdioListResults1024(b *testing.B) {
 	for b.Loop() {
 		s.call("list_results", pages[i%len(pages)])
 		i++
+	}
+}
+
+// BenchmarkEncodeAnswer encodes typical answers with appendMessage and, for
+// comparison, json.Marshal (what the transports used before): a 20-line
+// selection, a 16-entry list_results page and begin_step.
+func BenchmarkEncodeAnswer(b *testing.B) {
+	data, _ := sourceFile(20 * 40)
+	snap := limits.Snapshot{Step: 3, LookupsUsed: 1, LookupsLeft: 15, BytesUsed: 900, BytesLeft: 100000, ExpandBytesLeft: 1 << 20}
+	sel := &briefing.Selection{Result: "r1", SHA256: strings.Repeat("0a", 32), Selection: briefing.ByteSelection{Start: 16776000, End: 16776800},
+		Text: string(data), Bytes: int64(len(data)), EscapedBytes: int64(len(data)) + 40, Budget: snap}
+	page := &briefing.Page{Pages: 64, Total: 1024, Budget: &snap}
+	for i := range 16 {
+		id, label, exit := "r"+strconv.Itoa(i+1), "go test ./... run "+strconv.Itoa(i), int64(1)
+		page.Results = append(page.Results, results.Descriptor{ID: &id, SHA256: strings.Repeat("9f", 32), Bytes: 8, Lines: 1,
+			Source: results.Source{Kind: results.KindOutput, Label: &label, ExitCode: &exit}, Retained: true})
+	}
+	next := int64(1)
+	page.Next = &next
+	text, err := json.Marshal(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	answers := []struct {
+		name string
+		res  *mcp.CallToolResult
+	}{
+		{"selection", success(sel.Text, sel)},
+		{"list", success(string(text), page)},
+		{"step", success("step 3", stepAnswer{3, limits.Defaults().Step()})},
+	}
+	for _, a := range answers {
+		msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(float64(7)), a.res)
+		b.Run(a.name+"/append", func(b *testing.B) {
+			var buf []byte
+			for b.Loop() {
+				buf, _ = appendMessage(buf[:0], msg)
+			}
+			b.SetBytes(int64(len(buf)))
+		})
+		b.Run(a.name+"/marshal", func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				out, _ := json.Marshal(msg)
+				n = len(out)
+			}
+			b.SetBytes(int64(n))
+		})
+	}
+}
+
+// BenchmarkReadMessage reads a get_range call's envelope, as both
+// transports do before answering it.
+func BenchmarkReadMessage(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":12345,"method":"tools/call","params":{"name":"get_range","arguments":{"result":"r1","start":16776000,"end":16776800}}}`)
+	for b.Loop() {
+		if m, bad := readMessage(line); bad != nil || !m.plain {
+			b.Fatal("not a plain call")
+		}
 	}
 }

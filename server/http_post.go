@@ -70,9 +70,13 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if v := metaVersion(body); v != "" && !supportedVersion(v) {
-		writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.errorID(), v))
-		return
+	// A plain tools/call has no _meta (nor any other member a
+	// case-insensitive match would take for it): no need to look.
+	if !msg.plain {
+		if v := metaVersion(body); v != "" && !supportedVersion(v) {
+			writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.errorID(), v))
+			return
+		}
 	}
 	request := msg.request()
 
@@ -86,7 +90,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"missing "+sessionHeader+": start a session with initialize and send its ID with every message"))
 	default:
-		resp := t.s.mcp.HandleMessage(withArguments(t.sessionContext(r.Context(), sess), msg.args), msg.body)
+		resp := t.s.handle(t.sessionContext(r.Context(), sess), msg)
 		sess.drainNotes()
 		switch {
 		case resp == nil || isNilMessage(resp):
@@ -173,7 +177,7 @@ func rpcError(id any, code int, msg string) mcp.JSONRPCError {
 
 // writeJSON writes v as an application/json answer with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := appendMessage(nil, v)
 	if err != nil {
 		http.Error(w, "encoding the answer: "+err.Error(), http.StatusInternalServerError)
 		return

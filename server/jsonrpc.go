@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -16,8 +18,16 @@ type inbound struct {
 	id       json.RawMessage // as the client wrote it; nil when absent or null
 	method   string
 	response bool   // a response to the server (there are none to wait for): dropped
-	body     []byte // what mcp-go handles: the message, tools/call's arguments replaced by {}
+	body     []byte // the message as sent
 	args     []byte // tools/call's arguments exactly as sent, or nil
+	argsAt   int    // where args start in body
+
+	// A plain tools/call (see plainCall), which the server runs itself:
+	// the tool's name, and the id as mcp-go decodes it (a string or a
+	// float64).
+	plain   bool
+	tool    string
+	idValue any
 }
 
 // request reports a message that expects an answer.
@@ -60,28 +70,43 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 		return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "the message is not a JSON-RPC object")
 	}
 	m := inbound{body: body}
-	var params selectors.NodeID
+	var params, idNode selectors.NodeID
 	hasMethod, badMethod, hasParams, hasResult := false, false, false, false
+	// plain holds while the envelope has exactly the members of a plain
+	// call, each once; seen counts them by bit.
+	plain, seen := true, 0
 	for member, v := range ix.Members(root) {
+		bit := 0
 		switch member.Name {
+		case "jsonrpc":
+			bit = 1
+			s, bad := ix.StringText(v)
+			plain = plain && ix.Kind(v) == selectors.JSONString && bad < 0 && s == mcp.JSONRPC_VERSION
 		case "id":
+			bit = 2
 			switch ix.Kind(v) {
 			case selectors.JSONString, selectors.JSONNumber:
 				start, end := ix.Span(v)
 				m.id = json.RawMessage(body[start:end])
+				idNode = v
 			case selectors.JSONNull:
+				plain = false
 			default:
 				return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a JSON-RPC id is a string or a number")
 			}
 		case "method":
+			bit = 4
 			s, bad := ix.StringText(v)
 			badMethod = ix.Kind(v) != selectors.JSONString || bad >= 0 || s == ""
 			m.method, hasMethod = s, true
 		case "params":
+			bit = 8
 			params, hasParams = v, true
 		case "result", "error":
 			hasResult = true
 		}
+		plain = plain && bit != 0 && seen&bit == 0 && !member.InvalidUTF8
+		seen |= bit
 	}
 	if badMethod {
 		return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "a JSON-RPC method is a non-empty UTF-8 string")
@@ -94,23 +119,114 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 		return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "the message is not a JSON-RPC request, notification or response")
 	}
 	if m.method == string(mcp.MethodToolsCall) && hasParams && ix.Kind(params) == selectors.JSONObject {
-		var args selectors.NodeID
-		count := 0
+		var args, name selectors.NodeID
+		count, names, others := 0, 0, false
 		for member, v := range ix.Members(params) {
-			if member.Name == "arguments" {
+			switch member.Name {
+			case "arguments":
 				args = v
 				count++
+			case "name":
+				name = v
+				names++
+			default:
+				others = true
 			}
 		}
 		// A repeated "arguments" is left to mcp-go, which keeps the last;
 		// the tool then reads what mcp-go kept.
 		if count == 1 {
 			start, end := ix.Span(args)
-			m.args = body[start:end]
-			m.body = append(append(append(make([]byte, 0, len(body)-(end-start)+2), body[:start]...), "{}"...), body[end:]...)
+			m.args, m.argsAt = body[start:end], start
+		}
+		if plain && seen == 15 && count <= 1 && names == 1 && !others {
+			m.plainCall(ix, name, idNode)
 		}
 	}
 	return m, nil
+}
+
+// mcpBody is what mcp-go handles: the message, with tools/call's
+// arguments (taken out by readMessage) replaced by {}.
+func (m *inbound) mcpBody() []byte {
+	if m.args == nil {
+		return m.body
+	}
+	start, end := m.argsAt, m.argsAt+len(m.args)
+	return append(append(append(make([]byte, 0, len(m.body)-len(m.args)+2), m.body[:start]...), "{}"...), m.body[end:]...)
+}
+
+// plainCall marks m as a plain tools/call: one whose envelope has exactly
+// "jsonrpc" ("2.0"), "id" (a string or a number), "method" and "params",
+// and whose params has exactly a "name" and at most one "arguments" (any
+// value: the tool judges it), each member once, its name as written or
+// escaped but never in another case (encoding/json would match that too);
+// name is a string, and no string mcp-go reads holds invalid UTF-8 or a
+// lone surrogate (encoding/json would read U+FFFD). mcp-go decodes such a
+// message without fail, reads every member as written and finds no _meta,
+// so no protocol-era metadata: answering it needs none of its dispatch
+// (Server.handle).
+func (m *inbound) plainCall(ix *selectors.JSONIndex, name, idNode selectors.NodeID) {
+	tool, bad := ix.StringText(name)
+	if ix.Kind(name) != selectors.JSONString || bad >= 0 {
+		return
+	}
+	// The id as encoding/json decodes it into an any.
+	var id any
+	switch ix.Kind(idNode) {
+	case selectors.JSONString:
+		s, bad := ix.StringText(idNode)
+		if bad >= 0 {
+			return
+		}
+		id = s
+	case selectors.JSONNumber:
+		f, err := strconv.ParseFloat(string(m.id), 64)
+		if err != nil {
+			return // out of float64's range: mcp-go refuses the message
+		}
+		id = f
+	default:
+		return
+	}
+	m.plain, m.tool, m.idValue = true, tool, id
+}
+
+// handle answers one message that readMessage took (not a response): a
+// plain tools/call by running the tool itself, any other through mcp-go.
+//
+// For a plain call mcp-go's HandleMessage would decode the message four
+// times over, find the tool and run it with no hook, middleware, filter,
+// validator or tracer (this server sets none), and answer what the handler
+// returns. What else it puts in the call's context (the MCP server, the
+// protocol era, a cancellation for notifications/cancelled) no handler
+// reads: each reads its briefing and its raw arguments only. handle runs
+// the same handler with the same arguments and builds the same answer,
+// JSON-RPC errors included, without the decoding (encode_test.go holds the
+// two to the same bytes). Tools that mcp-go does not know, and calls
+// without a briefing, still go to mcp-go, which answers them.
+func (s *Server) handle(ctx context.Context, m inbound) mcp.JSONRPCMessage {
+	ctx = withArguments(ctx, m.args)
+	if !m.plain || briefingFrom(ctx) == nil {
+		return s.mcp.HandleMessage(ctx, m.mcpBody())
+	}
+	tool := s.mcp.GetTool(m.tool)
+	if tool == nil || tool.Tool.Execution != nil {
+		return s.mcp.HandleMessage(ctx, m.mcpBody())
+	}
+	req := mcp.CallToolRequest{
+		Request: mcp.Request{Method: string(mcp.MethodToolsCall)},
+		Params:  mcp.CallToolParams{Name: m.tool},
+	}
+	id := mcp.NewRequestId(m.idValue)
+	res, err := tool.Handler(ctx, req)
+	switch {
+	case err != nil:
+		return rpcError(m.idValue, mcp.INTERNAL_ERROR, err.Error())
+	case res == nil:
+		return rpcError(m.idValue, mcp.INTERNAL_ERROR, fmt.Sprintf("tool '%s' handler returned no result", m.tool))
+	}
+	return mcp.NewJSONRPCResultResponse(id, res)
 }
 
 // methodOf and idOf read the envelope with encoding/json, for messages the

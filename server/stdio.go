@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +40,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			} else if msg, bad := readMessage(line); bad != nil {
 				resp = *bad
 			} else if !msg.response {
-				resp = s.mcp.HandleMessage(withArguments(ctx, msg.args), msg.body)
+				resp = s.handle(ctx, msg)
 			}
 			if err := writeMessages(w, resp, sess.notes); err != nil {
 				return err
@@ -99,10 +98,11 @@ func oversize(size, limit int64) mcp.JSONRPCError {
 }
 
 // writeMessages writes resp (when there is one) and any notifications queued
-// meanwhile, one line each, and flushes.
+// meanwhile, one line each, and flushes. Each message is encoded into the
+// writer's free space when it fits (appendMessage: json.Marshal's bytes).
 func writeMessages(w *bufio.Writer, resp any, notes <-chan mcp.JSONRPCNotification) error {
 	write := func(v any) error {
-		b, err := json.Marshal(v)
+		b, err := appendMessage(w.AvailableBuffer(), v)
 		if err != nil {
 			return fmt.Errorf("encode response: %w", err)
 		}

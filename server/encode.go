@@ -1,0 +1,514 @@
+package server
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"loom-results/briefing"
+	"loom-results/limits"
+	"loom-results/results"
+)
+
+// appendMessage appends the JSON of v, one JSON-RPC message, to dst: the
+// exact bytes json.Marshal(v) returns, without the intermediate encodings.
+//
+// json.Marshal encodes a tool's answer several times over: mcp-go's
+// CallToolResult.MarshalJSON marshals a map holding the content and the
+// structured content, and encoding/json then re-scans (compacts) that
+// output, and the RequestId's, to nest them. A tool answer's text is thus
+// escaped once and scanned twice more, and the structured content, walked
+// by reflection, once more. appendMessage writes the envelope and a
+// CallToolResult in one pass, escaping each string once (a selection's
+// text, which the structured content repeats, is copied as escaped for the
+// content), and encodes the structured content of the tools' own answer
+// types by hand; any other message or value goes to json.Marshal. The
+// tests (encode_test.go) hold both to equal bytes.
+//
+// On an error dst is returned as it was.
+func appendMessage(dst []byte, v any) ([]byte, error) {
+	switch m := v.(type) {
+	case mcp.JSONRPCResponse:
+		if r, ok := m.Result.(*mcp.CallToolResult); ok && plainResult(r) {
+			out, err := appendToolResponse(dst, m, r)
+			if err != nil {
+				return dst, err
+			}
+			return out, nil
+		}
+	case mcp.JSONRPCError:
+		if m.Error.Data == nil {
+			out := append(dst, `{"jsonrpc":`...)
+			out = appendString(out, m.JSONRPC)
+			out = append(out, `,"id":`...)
+			out, err := appendID(out, m.ID)
+			if err != nil {
+				return dst, err
+			}
+			out = append(out, `,"error":{"code":`...)
+			out = strconv.AppendInt(out, int64(m.Error.Code), 10)
+			out = append(out, `,"message":`...)
+			out = appendString(out, m.Error.Message)
+			return append(out, "}}"...), nil
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// plainResult reports a CallToolResult that appendToolResponse writes:
+// one without the multi-round-trip members or structured content kept as
+// raw wire bytes (which json.Marshal would compact).
+func plainResult(r *mcp.CallToolResult) bool {
+	return r != nil && len(r.InputRequests) == 0 && r.RequestState == "" && len(r.RawStructuredContent) == 0
+}
+
+// appendToolResponse writes a JSON-RPC response whose result is r as
+// json.Marshal does: the envelope's members in struct order, then r as
+// CallToolResult.MarshalJSON writes it, a map, so its members in name order
+// ("_meta", "content", "isError", "resultType", "structuredContent").
+func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc":`...)
+	dst = appendString(dst, m.JSONRPC)
+	dst = append(dst, `,"id":`...)
+	dst, err := appendID(dst, m.ID)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, `,"result":{`...)
+	if r.Meta != nil {
+		// (*mcp.Meta).MarshalJSON returns json.Marshal's output, which
+		// compacting leaves as it is.
+		b, err := json.Marshal(r.Meta)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, `"_meta":`...)
+		dst = append(dst, b...)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"content":[`...)
+	// The escaped span of the only text item, for a structured content that
+	// repeats the text (a selection's "text").
+	var text textSpan
+	for i, c := range r.Content {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if t, ok := c.(mcp.TextContent); ok && t.Annotations == nil && t.Meta == nil {
+			dst = append(dst, `{"type":`...)
+			dst = appendString(dst, t.Type)
+			dst = append(dst, `,"text":`...)
+			start := len(dst)
+			dst = appendString(dst, t.Text)
+			if len(r.Content) == 1 {
+				text = textSpan{t.Text, start, len(dst)}
+			}
+			dst = append(dst, '}')
+			continue
+		}
+		// Any other item: json.Marshal encodes it as it would nested.
+		b, err := json.Marshal(c)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, b...)
+	}
+	dst = append(dst, ']')
+	if r.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	if r.ResultType != "" {
+		dst = append(dst, `,"resultType":`...)
+		dst = appendString(dst, string(r.ResultType))
+	}
+	if r.StructuredContent != nil {
+		dst = append(dst, `,"structuredContent":`...)
+		dst, err = appendStructured(dst, r.StructuredContent, text)
+		if err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, "}}"...), nil
+}
+
+// textSpan is a string and where its escaped form lies in the output.
+type textSpan struct {
+	s          string
+	start, end int
+}
+
+// appendText appends s escaped; when s is the string of span, it copies
+// the escaped bytes already written instead of escaping s again.
+func appendText(dst []byte, s string, span textSpan) []byte {
+	if span.end > span.start && len(s) == len(span.s) && s == span.s {
+		return append(dst, dst[span.start:span.end]...)
+	}
+	return appendString(dst, s)
+}
+
+// appendID writes a request ID as RequestId.MarshalJSON does: its value
+// marshalled. Decoded IDs are strings or float64 (mcp-go reads them into
+// an any); others go to json.Marshal.
+func appendID(dst []byte, id mcp.RequestId) ([]byte, error) {
+	switch v := id.Value().(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case string:
+		return appendString(dst, v), nil
+	case float64:
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			return appendFloat(dst, v), nil
+		}
+	case int64:
+		return strconv.AppendInt(dst, v, 10), nil
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	}
+	b, err := json.Marshal(id)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendFloat writes a finite float64 as encoding/json does: like ES6's
+// number to string, %f-style between 1e-6 and 1e21, else exponent form
+// without a padded exponent.
+func appendFloat(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 becomes e-9.
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// appendStructured writes a tool's structured content as json.Marshal
+// does. The answer types of the lookups, list_results, retain_output,
+// begin_step and errors are written by hand; any other value is marshalled
+// once (json.Marshal nests a value's encoding unchanged).
+func appendStructured(dst []byte, v any, text textSpan) ([]byte, error) {
+	switch s := v.(type) {
+	case *briefing.Selection:
+		if s != nil {
+			return appendSelection(dst, s, text)
+		}
+	case *briefing.Page:
+		if s != nil {
+			return appendPage(dst, s), nil
+		}
+	case *results.Descriptor:
+		if s != nil {
+			return appendDescriptor(dst, s), nil
+		}
+	case failureBody:
+		return appendFailure(dst, s), nil
+	case stepAnswer:
+		return appendStepAnswer(dst, s), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendSelection writes a briefing.Selection. Its text is most often the
+// content's text, whose escaped bytes are copied.
+func appendSelection(dst []byte, s *briefing.Selection, text textSpan) ([]byte, error) {
+	dst = append(dst, `{"result":`...)
+	dst = appendString(dst, s.Result)
+	dst = append(dst, `,"sha256":`...)
+	dst = appendString(dst, s.SHA256)
+	dst = append(dst, `,"selection":`...)
+	switch sel := s.Selection.(type) {
+	case briefing.ByteSelection:
+		dst = append(dst, `{"start":`...)
+		dst = strconv.AppendInt(dst, sel.Start, 10)
+		dst = append(dst, `,"end":`...)
+		dst = strconv.AppendInt(dst, sel.End, 10)
+		dst = append(dst, '}')
+	case briefing.LineSelection:
+		dst = append(dst, `{"first":`...)
+		dst = strconv.AppendInt(dst, sel.First, 10)
+		dst = append(dst, `,"last":`...)
+		dst = strconv.AppendInt(dst, sel.Last, 10)
+		dst = append(dst, '}')
+	case briefing.PointerSelection:
+		dst = append(dst, `{"pointer":`...)
+		dst = appendString(dst, sel.Pointer)
+		dst = append(dst, `,"as":`...)
+		dst = appendString(dst, sel.As)
+		dst = append(dst, '}')
+	default:
+		b, err := json.Marshal(sel)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, b...)
+	}
+	if s.Type != "" {
+		dst = append(dst, `,"type":`...)
+		dst = appendString(dst, s.Type)
+	}
+	dst = append(dst, `,"text":`...)
+	dst = appendText(dst, s.Text, text)
+	dst = append(dst, `,"bytes":`...)
+	dst = strconv.AppendInt(dst, s.Bytes, 10)
+	dst = append(dst, `,"escaped_bytes":`...)
+	dst = strconv.AppendInt(dst, s.EscapedBytes, 10)
+	dst = append(dst, `,"budget":`...)
+	dst = appendSnapshot(dst, &s.Budget)
+	return append(dst, '}'), nil
+}
+
+// appendSnapshot writes a limits.Snapshot.
+func appendSnapshot(dst []byte, s *limits.Snapshot) []byte {
+	dst = append(dst, `{"step":`...)
+	dst = strconv.AppendInt(dst, s.Step, 10)
+	dst = append(dst, `,"lookups_used":`...)
+	dst = strconv.AppendInt(dst, s.LookupsUsed, 10)
+	dst = append(dst, `,"lookups_left":`...)
+	dst = strconv.AppendInt(dst, s.LookupsLeft, 10)
+	dst = append(dst, `,"bytes_used":`...)
+	dst = strconv.AppendInt(dst, s.BytesUsed, 10)
+	dst = append(dst, `,"bytes_left":`...)
+	dst = strconv.AppendInt(dst, s.BytesLeft, 10)
+	dst = append(dst, `,"expand_bytes_used":`...)
+	dst = strconv.AppendInt(dst, s.ExpandBytesUsed, 10)
+	dst = append(dst, `,"expand_bytes_left":`...)
+	dst = strconv.AppendInt(dst, s.ExpandBytesLeft, 10)
+	dst = append(dst, `,"refused":`...)
+	dst = strconv.AppendBool(dst, s.Refused)
+	return append(dst, '}')
+}
+
+// appendPage writes list_results' briefing.Page (its Text is not a member).
+func appendPage(dst []byte, p *briefing.Page) []byte {
+	dst = append(dst, `{"page":`...)
+	dst = strconv.AppendInt(dst, p.Page, 10)
+	dst = append(dst, `,"pages":`...)
+	dst = strconv.AppendInt(dst, p.Pages, 10)
+	dst = append(dst, `,"total":`...)
+	dst = strconv.AppendInt(dst, p.Total, 10)
+	dst = append(dst, `,"results":`...)
+	if p.Results == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i := range p.Results {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendDescriptor(dst, &p.Results[i])
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"next":`...)
+	dst = appendIntPtr(dst, p.Next)
+	if p.Budget != nil {
+		dst = append(dst, `,"budget":`...)
+		dst = appendSnapshot(dst, p.Budget)
+	}
+	return append(dst, '}')
+}
+
+// appendDescriptor writes a results.Descriptor.
+func appendDescriptor(dst []byte, d *results.Descriptor) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = appendStringPtr(dst, d.ID)
+	dst = append(dst, `,"sha256":`...)
+	dst = appendString(dst, d.SHA256)
+	dst = append(dst, `,"bytes":`...)
+	dst = strconv.AppendInt(dst, d.Bytes, 10)
+	dst = append(dst, `,"lines":`...)
+	dst = strconv.AppendInt(dst, d.Lines, 10)
+	dst = append(dst, `,"complete":`...)
+	dst = strconv.AppendBool(dst, d.Complete)
+	dst = append(dst, `,"source":`...)
+	dst = appendSource(dst, &d.Source)
+	dst = append(dst, `,"json":`...)
+	dst = appendStringPtr(dst, d.JSON)
+	if d.Preview != nil {
+		dst = append(dst, `,"preview":`...)
+		dst = appendString(dst, *d.Preview)
+	}
+	if d.PreviewComplete != nil {
+		dst = append(dst, `,"preview_complete":`...)
+		dst = strconv.AppendBool(dst, *d.PreviewComplete)
+	}
+	if d.Reused != nil {
+		dst = append(dst, `,"reused":`...)
+		dst = strconv.AppendBool(dst, *d.Reused)
+	}
+	dst = append(dst, `,"retained":`...)
+	dst = strconv.AppendBool(dst, d.Retained)
+	if d.Reason != "" {
+		dst = append(dst, `,"reason":`...)
+		dst = appendString(dst, d.Reason)
+	}
+	return append(dst, '}')
+}
+
+// appendSource writes a results.Source.
+func appendSource(dst []byte, s *results.Source) []byte {
+	dst = append(dst, `{"kind":`...)
+	dst = appendString(dst, s.Kind)
+	if s.At != nil {
+		dst = append(dst, `,"at":`...)
+		dst = appendString(dst, *s.At)
+	}
+	if s.Path != nil {
+		dst = append(dst, `,"path":`...)
+		dst = appendString(dst, *s.Path)
+	}
+	if s.Label != nil {
+		dst = append(dst, `,"label":`...)
+		dst = appendString(dst, *s.Label)
+	}
+	if s.ExitCode != nil {
+		dst = append(dst, `,"exit_code":`...)
+		dst = strconv.AppendInt(dst, *s.ExitCode, 10)
+	}
+	if s.TimedOut != nil {
+		dst = append(dst, `,"timed_out":`...)
+		dst = strconv.AppendBool(dst, *s.TimedOut)
+	}
+	if s.DroppedBytes != 0 {
+		dst = append(dst, `,"dropped_bytes":`...)
+		dst = strconv.AppendInt(dst, s.DroppedBytes, 10)
+	}
+	return append(dst, '}')
+}
+
+// appendFailure writes the structured content of an error answer. Its
+// "error" is errorJSON's output, made of json.Marshal's: compact already,
+// so nesting it leaves it as it is.
+func appendFailure(dst []byte, f failureBody) []byte {
+	dst = append(dst, `{"error":`...)
+	if f.Error == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, f.Error...)
+	}
+	if f.Budget != nil {
+		dst = append(dst, `,"budget":`...)
+		dst = appendSnapshot(dst, f.Budget)
+	}
+	return append(dst, '}')
+}
+
+// appendStepAnswer writes begin_step's structured content.
+func appendStepAnswer(dst []byte, s stepAnswer) []byte {
+	dst = append(dst, `{"step":`...)
+	dst = strconv.AppendInt(dst, s.Step, 10)
+	dst = append(dst, `,"limits":{`...)
+	for i, l := range s.Limits {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, l.Name)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, l.Value, 10)
+	}
+	return append(dst, "}}"...)
+}
+
+func appendStringPtr(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return appendString(dst, *s)
+}
+
+func appendIntPtr(dst []byte, n *int64) []byte {
+	if n == nil {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendInt(dst, *n, 10)
+}
+
+// appendString writes s as a JSON string exactly as json.Marshal does:
+// `"` and `\` escaped; \b, \f, \n, \r and \t short; other control bytes
+// and, for HTML safety, <, > and & as \u00XX; U+2028 and U+2029 as \u2028
+// and \u2029; each byte of invalid UTF-8 as \ufffd.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if htmlSafe[b] {
+			i++
+			continue
+		}
+		if b < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// htmlSafe is true for the bytes json.Marshal writes as they are in a
+// string: ASCII but the control bytes, `"`, `\`, <, > and &. (Bytes from
+// 0x80 start a character that is checked as a whole.)
+var htmlSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()

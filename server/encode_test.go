@@ -1,0 +1,631 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"loom-results/briefing"
+	"loom-results/errcode"
+	"loom-results/limits"
+	"loom-results/results"
+	"loom-results/workspace"
+)
+
+// twin runs one session on two servers over the same root, one message at
+// a time: the reference answers each message as the transports did before
+// appendMessage and Server.handle (mcp-go's HandleMessage, json.Marshal),
+// the other as they do now. Their answers must be the same bytes.
+type twin struct {
+	t        *testing.T
+	limit    int64
+	ref, cur *Server
+	refCtx   context.Context
+	curCtx   context.Context
+	refNotes chan mcp.JSONRPCNotification
+	curNotes chan mcp.JSONRPCNotification
+	answers  int // answers compared
+}
+
+func newTwin(t *testing.T, cfg limits.Config, policy briefing.Context, dir string) *twin {
+	t.Helper()
+	root, err := workspace.Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
+	tw := &twin{t: t, limit: cfg.MaxMessageBytes}
+	side := func() (*Server, context.Context, chan mcp.JSONRPCNotification) {
+		s := New(Options{Limits: cfg, Context: policy, Root: root})
+		sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
+		ctx := context.Background()
+		require.NoError(t, s.mcp.RegisterSession(ctx, sess))
+		b := s.newBriefing()
+		t.Cleanup(b.Close)
+		return s, withBriefing(s.mcp.WithContext(ctx, sess), b), sess.notes
+	}
+	tw.ref, tw.refCtx, tw.refNotes = side()
+	tw.cur, tw.curCtx, tw.curNotes = side()
+	return tw
+}
+
+// exchange sends line to both servers and requires the same bytes back;
+// it returns the message as readMessage took it.
+func (tw *twin) exchange(line []byte) inbound {
+	tw.t.Helper()
+	if int64(len(line)) > tw.limit {
+		tw.same(oversize(int64(len(line)), tw.limit), oversize(int64(len(line)), tw.limit), line)
+		return inbound{}
+	}
+	msg, bad := readMessage(line)
+	if bad != nil {
+		tw.same(*bad, *bad, line)
+		tw.same(bad, bad, line) // the HTTP transport writes the pointer
+		return msg
+	}
+	if msg.response {
+		return msg
+	}
+	ref := tw.ref.mcp.HandleMessage(withArguments(tw.refCtx, msg.args), msg.mcpBody())
+	cur := tw.cur.handle(tw.curCtx, msg)
+	tw.same(ref, cur, line)
+	for {
+		select {
+		case n := <-tw.refNotes:
+			tw.same(n, <-tw.curNotes, line)
+			continue
+		default:
+		}
+		break
+	}
+	return msg
+}
+
+// same requires appendMessage(cur) and appendMessage(ref), the answer that
+// went through mcp-go, to be json.Marshal(ref).
+func (tw *twin) same(ref, cur any, line []byte) {
+	tw.t.Helper()
+	if isNilMessage(ref) || ref == nil {
+		assert.True(tw.t, cur == nil || isNilMessage(cur), "no answer expected to %s, got %#v", line, cur)
+		return
+	}
+	want, err := json.Marshal(ref)
+	require.NoError(tw.t, err)
+	got, err := appendMessage(nil, cur)
+	require.NoError(tw.t, err)
+	require.Equal(tw.t, string(want), string(got), "answer to %s", line)
+	got, err = appendMessage([]byte("prefix"), ref)
+	require.NoError(tw.t, err)
+	require.Equal(tw.t, "prefix"+string(want), string(got), "mcp-go's answer to %s", line)
+	tw.answers++
+}
+
+// TestEncodeConformanceScripts replays every conformance script's client
+// messages through the twin: every tool, success and error, budgets,
+// stores full, handshakes of both protocol eras, protocol faults.
+func TestEncodeConformanceScripts(t *testing.T) {
+	t.Parallel()
+	scripts, err := filepath.Glob("../conformance/testdata/*.txtar")
+	require.NoError(t, err)
+	require.NotEmpty(t, scripts)
+	total := 0
+	for _, file := range scripts {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			sc := parseTxtar(t, data)
+			dir := t.TempDir()
+			for name, body := range sc.files {
+				p := filepath.Join(dir, name)
+				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				require.NoError(t, os.WriteFile(p, body, 0o644))
+			}
+			for name, target := range sc.links {
+				require.NoError(t, os.Symlink(target, filepath.Join(dir, name)))
+			}
+			cfg := limits.Defaults()
+			fs := flag.NewFlagSet("loom-results", flag.ContinueOnError)
+			cfg.Register(fs)
+			policy := fs.String("context", string(briefing.Legacy), "")
+			root := fs.String("root", dir, "") // relative to the workspace, as replay runs the server in it
+			require.NoError(t, fs.Parse(sc.flags))
+			if !filepath.IsAbs(*root) {
+				*root = filepath.Join(dir, *root)
+			}
+			tw := newTwin(t, cfg, briefing.Context(*policy), *root)
+			for _, line := range sc.client {
+				tw.exchange(bytes.ReplaceAll(line, []byte("$ROOT"), []byte(dir)))
+			}
+			total += tw.answers
+		})
+	}
+	t.Logf("%d answers compared", total)
+}
+
+// script is what the twin needs of a conformance script (the format is
+// conformance.Script's).
+type script struct {
+	client [][]byte
+	flags  []string
+	files  map[string][]byte
+	links  map[string]string
+}
+
+func parseTxtar(t *testing.T, data []byte) script {
+	t.Helper()
+	sc := script{files: map[string][]byte{}, links: map[string]string{}}
+	var name string
+	var body []byte
+	flush := func() {
+		switch {
+		case name == "client":
+			dec := json.NewDecoder(bytes.NewReader(body))
+			for {
+				var v json.RawMessage
+				err := dec.Decode(&v)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				require.NoError(t, err)
+				if v[0] == '"' {
+					var line string
+					require.NoError(t, json.Unmarshal(v, &line))
+					sc.client = append(sc.client, []byte(line))
+					continue
+				}
+				var buf bytes.Buffer
+				require.NoError(t, json.Compact(&buf, v))
+				sc.client = append(sc.client, buf.Bytes())
+			}
+		case name == "flags":
+			for line := range strings.Lines(string(body)) {
+				if l := strings.TrimSpace(line); !strings.HasPrefix(l, "#") {
+					sc.flags = append(sc.flags, strings.Fields(l)...)
+				}
+			}
+		case name == "symlinks":
+			for line := range strings.Lines(string(body)) {
+				if from, to, ok := strings.Cut(strings.TrimSpace(line), " -> "); ok {
+					sc.links[strings.TrimSpace(from)] = strings.TrimSpace(to)
+				}
+			}
+		case strings.HasPrefix(name, "files/"):
+			sc.files[strings.TrimPrefix(name, "files/")] = body
+		case strings.HasPrefix(name, "quoted/"):
+			s, err := strconv.Unquote(strings.TrimSpace(string(body)))
+			require.NoError(t, err)
+			sc.files[strings.TrimPrefix(name, "quoted/")] = []byte(s)
+		}
+	}
+	for line := range strings.Lines(string(data)) {
+		if strings.HasPrefix(line, "-- ") && strings.HasSuffix(line, " --\n") {
+			flush()
+			name, body = strings.TrimSuffix(strings.TrimPrefix(line, "-- "), " --\n"), nil
+			continue
+		}
+		if name != "" {
+			body = append(body, line...)
+		}
+	}
+	flush()
+	return sc
+}
+
+// awkward are texts that exercise every escape of a JSON string.
+var awkward = func() []string {
+	var ctl strings.Builder
+	for c := range 0x20 {
+		ctl.WriteByte(byte(c))
+	}
+	ctl.WriteString("\x7f")
+	return []string{
+		"",
+		ctl.String(),
+		`<script>alert("x & y")</script>`,
+		"line\u2028sep\u2029para",
+		"é€😀 日本語 \U0010FFFF \uFFFD",
+		`quote " backslash \ slash /`,
+		"tab\there\r\nnew\nline\f\b",
+		"bad \xff byte", "\xed\xa0\x80 surrogate", "\xf4\x90\x80\x80 too big", "cut \xe2\x80", "\xc0\xaf overlong",
+		"\u2028", "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaa",
+		strings.Repeat("ascii text of a source file, 40 bytes.\n", 500),
+		strings.Repeat("<&>\"\\\u2028é\x01", 300),
+	}
+}()
+
+// files is a root for the hostile twin: texts and names with every escape.
+func awkwardRoot(t *testing.T) string {
+	dir := t.TempDir()
+	var all strings.Builder
+	for _, s := range awkward {
+		if utf8.ValidString(s) {
+			all.WriteString(s)
+			all.WriteByte('\n')
+		}
+	}
+	files := map[string]string{
+		"all.txt":            all.String(),
+		"a<b>&c\u2028d.txt":  "x < y && y > z\n",
+		"empty.txt":          "",
+		"doc.json":           `{"s": "a\"b<c>\u2028\u00e9", "n": [1, 2.50, -0, 1e400], "o": {"k": "v"}, "t": true}`,
+		"big.txt":            strings.Repeat("\tx := compute(a, b) // note é\n", 3000),
+		"newline-free.txt":   "no final newline",
+		"escape\\quote\".go": "package x\n",
+	}
+	for name, body := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	return dir
+}
+
+// TestEncodeHostileMessages sends the twin messages around every edge of
+// the plain tools/call and of the encoder: ids of every form, envelopes
+// that mcp-go must judge, awkward texts in answers and errors.
+func TestEncodeHostileMessages(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []limits.Config{limits.Defaults(), func() limits.Config {
+		c := limits.Defaults()
+		c.MaxLookups, c.MaxStepBytes, c.PageSize, c.PreviewBytes = 6, 2000, 2, 5
+		return c
+	}()} {
+		tw := newTwin(t, cfg, briefing.Legacy, awkwardRoot(t))
+		// Handlers that fail as no tool of this server does, for the
+		// JSON-RPC errors Server.handle builds as mcp-go would.
+		for _, s := range []*Server{tw.ref, tw.cur} {
+			s.mcp.AddTool(mcp.Tool{Name: "nil_result"}, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return nil, nil
+			})
+			s.mcp.AddTool(mcp.Tool{Name: "fails"}, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return nil, errors.New("failed <here> \u2028")
+			})
+		}
+		call := func(id, tool, args string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
+		}
+		label, _ := json.Marshal(awkward[2] + awkward[3] + awkward[4])
+		text, _ := json.Marshal(awkward[1] + awkward[5] + awkward[6])
+		lines := []struct {
+			line  string
+			plain bool
+		}{
+			{call("0", "begin_step", `{}`), true}, // before initialize
+			{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"twin","version":"1"}}}`, false},
+			{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, false},
+			{`{"jsonrpc":"2.0","id":"list","method":"tools/list"}`, false},
+			{`{"jsonrpc":"2.0","id":2,"method":"ping"}`, false},
+			{`{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"debug"}}`, false},
+			{`{"jsonrpc":"2.0","id":4,"method":"resources/list"}`, false},
+			{`{"jsonrpc":"2.0","id":5,"method":"no/such"}`, false},
+			{call("6", "inspect", `{"paths":["all.txt","a<b>&c\u2028d.txt","empty.txt","doc.json","big.txt","newline-free.txt","escape\\quote\".go","missing<>.txt","../out"]}`), true},
+			{call("7", "get_range", `{"result":"r1"}`), true},
+			{call("8", "get_lines", `{"result":"r1","first":1,"last":4}`), true},
+			{call("9", "get_lines", `{"result":"r5","first":2990}`), true},
+			{call("10", "get_range", `{"result":"r3","start":0,"end":0}`), true},
+			{call("11", "get_json", `{"result":"r4","pointer":"/s"}`), true},
+			{call("12", "get_json", `{"result":"r4","pointer":"/s","as":"string"}`), true},
+			{call("13", "get_json", `{"result":"r4","pointer":"/n/3"}`), true},
+			{call("14", "get_json", `{"result":"r4","pointer":"/nope<>"}`), true},
+			{call("15", "find", `{"result":"r1","pattern":"<"}`), true},
+			{call("16", "find", `{"result":"r5","pattern":"x.*é","regex":true,"max_matches":3}`), true},
+			{call("17", "begin_step", `{}`), true},
+			{call("18", "list_results", `{}`), true},
+			{call("19", "list_results", `{"page":1,"page_size":1}`), true},
+			{call("20", "list_results", `{"page":99}`), true},
+			{call("21", "retain_output", `{"label":`+string(label)+`,"text":`+string(text)+`,"exit_code":-3,"timed_out":true,"dropped_bytes":7}`), true},
+			{call("22", "retain_output", `{"label":"ok","text":"done\n","complete":true}`), true},
+			{call("23", "retain_output", `{"label":"bad","text":"\udc00"}`), true},
+			{call("24", "expand_edit", `{"arguments":{"path":"a<b>.txt","content":{"$compose":["x<\u2028", {"result":"r1","lines":[1,2]}]}, "n" : [ 1 , 2 ]}}`), true},
+			{call("25", "expand_edit", `{"arguments":{"content":{"$compose":[{"result":"r99"}]}}}`), true},
+			{call("26", "get_range", `{"result":"r1","start":1,"end":0}`), true},
+			{call("27", "get_range", `{"result":"r1","sha256":"000000000000"}`), true},
+			{call("28", "get_lines", `{"result":"r1","first":1,"extra":true}`), true},
+			{call("29", "begin_step", `{"x":1}`), true},
+			// ids of every form
+			{call(`"a<b>&\u2028c\"d\\e"`, "begin_step", `{}`), true},
+			{call("\"é\u2028\"", "begin_step", `{}`), true},
+			{call(`""`, "begin_step", `{}`), true},
+			{call(`1.5`, "begin_step", `{}`), true},
+			{call(`-0`, "begin_step", `{}`), true},
+			{call(`1e21`, "begin_step", `{}`), true},
+			{call(`1E2`, "begin_step", `{}`), true},
+			{call(`1e-7`, "begin_step", `{}`), true},
+			{call(`0.000001`, "begin_step", `{}`), true},
+			{call(`123456789012345678901`, "begin_step", `{}`), true},
+			{call(`-9007199254740993`, "begin_step", `{}`), true},
+			{call(`5e-324`, "begin_step", `{}`), true},
+			{call(`1e400`, "begin_step", `{}`), false},
+			{call(`"\ud800"`, "begin_step", `{}`), false},
+			{call(`null`, "begin_step", `{}`), false},
+			{call(`true`, "begin_step", `{}`), false},
+			// envelopes
+			{`{ "params" : { "arguments" : { } , "name" : "begin_step" } , "method" : "tools/call" , "id" : 40 , "jsonrpc" : "2.0" }`, true},
+			{`{"jsonrpc":"2\u002e0","id":41,"method":"tools\/call","params":{"name":"begin\u005fstep","arguments":{}}}`, true},
+			{`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"begin_step"}}`, true},
+			{call("43", "begin_step", `null`), true},
+			{call("44", "begin_step", `[]`), true},
+			{call("45", "begin_step", `"x"`), true},
+			{call("46", "nope", `{}`), true},
+			{call("47", "", `{}`), true},
+			{call(`"nil"`, "nil_result", `{}`), true},
+			{call(`"fails"`, "fails", `{}`), true},
+			{`{"jsonrpc":"1.0","id":48,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`, false},
+			{`{"id":49,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":50,"id":51,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","jsonrpc":"2.0","id":52,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":53,"ID":54,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":55,"method":"tools/call","Method":"ping","params":{"name":"begin_step","arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":56,"method":"tools/call","params":{"name":"begin_step","arguments":{}},"extra":1}`, false},
+			{`{"jsonrpc":"2.0","id":57,"method":"tools/call","params":{"name":"begin_step","arguments":{},"_meta":{"progressToken":1}}}`, false},
+			{`{"jsonrpc":"2.0","id":58,"method":"tools/call","params":{"name":"begin_step","arguments":{},"_META":{"progressToken":1}}}`, false},
+			{`{"jsonrpc":"2.0","id":59,"method":"tools/call","params":{"Name":"nope","name":"begin_step","arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":60,"method":"tools/call","params":{"name":"begin_step","name":"get_lines","arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":61,"method":"tools/call","params":{"name":7,"arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":62,"method":"tools/call","params":{"name":"begin_step","arguments":{},"arguments":{"x":1}}}`, false},
+			{`{"jsonrpc":"2.0","id":63,"method":"tools/call","params":{"name":"begin_step","arguments":{},"task":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":64,"method":"tools/call","params":[1]}`, false},
+			{`{"jsonrpc":"2.0","id":65,"method":"tools/call"}`, false},
+			{`{"jsonrpc":"2.0","id":66,"method":"tools/call","params":{"name":"begin\ud800","arguments":{}}}`, false},
+			{"{\"jsonrpc\":\"2.0\",\"id\":67,\"method\":\"tools/call\",\"params\":{\"name\":\"begin\xffstep\",\"arguments\":{}}}", false},
+			{`{"jsonrpc":"2.0","id":68,"method":"tools/call","params":{"name":"begin_step","arguments":{}},"result":{}}`, false},
+			{`{"jsonrpc":"2.0","id":69,"method":"tools/call","params":{"name":"get_lines","arguments":{"result":"r1","first":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, false},
+			{`{"jsonrpc":"2.0","id":70,"method":"tools/call","params":{"name":"get_lines","arguments":{"result":"r1","first":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, false},
+			{`{"jsonrpc":"2.0","id":71,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, false},
+			{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"begin_step","arguments":{}}}`, false},
+			{`{"jsonrpc":"2.0","id":72,"result":{}}`, false},
+			{`[{"jsonrpc":"2.0","id":73,"method":"ping"}]`, false},
+			{`{not json`, false},
+			{`"just a string"`, false},
+			{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, false},
+			{`{"jsonrpc":"2.0","id":"<74>","method":""}`, false},
+		}
+		for _, l := range lines {
+			msg := tw.exchange([]byte(l.line))
+			assert.Equal(t, l.plain, msg.plain, "plain: %s", l.line)
+		}
+		// Lookups until the step is refused, and after.
+		for i := range 8 {
+			tw.exchange([]byte(call(strconv.Itoa(100+i), "get_lines", `{"result":"r1","first":1}`)))
+		}
+		assert.Greater(t, tw.answers, len(lines))
+	}
+}
+
+// TestAppendMessageSynthetic holds appendMessage to json.Marshal on
+// answers no tool gives today but the encoder must still write exactly.
+func TestAppendMessageSynthetic(t *testing.T) {
+	t.Parallel()
+	str := func(s string) *string { return &s }
+	yes, no := true, false
+	exit, next := int64(-1), int64(3)
+	snap := limits.Snapshot{Step: 1, LookupsUsed: 2, LookupsLeft: 3, BytesUsed: 4, BytesLeft: 5, ExpandBytesUsed: 6, ExpandBytesLeft: 7, Refused: true}
+	full := results.Descriptor{
+		ID: str("r1"), SHA256: "ab<>", Bytes: 1, Lines: 1, Complete: true, JSON: str("object"),
+		Source:  results.Source{Kind: "edit", At: str("/a<b>"), Path: str("p\u2028"), Label: str("l&"), ExitCode: &exit, TimedOut: &no, DroppedBytes: 9},
+		Preview: str(""), PreviewComplete: &yes, Reused: &no, Retained: true, Reason: "store_full",
+	}
+	bare := results.Descriptor{SHA256: "x"}
+	ids := []any{nil, "", "id<>&\u2028", "bad\xff", float64(0), math.Copysign(0, -1), 1.5, 1e21, 1e20, 1e-7, 1e-6, 123456789, -1e300,
+		int64(-7), 42, json.RawMessage(` "raw" `), json.RawMessage("7")}
+
+	var values []any
+	for _, text := range awkward {
+		sel := &briefing.Selection{Result: "r1", SHA256: text, Selection: briefing.ByteSelection{Start: 1, End: 2}, Text: text, Bytes: 3, EscapedBytes: 4, Budget: snap}
+		other := *sel
+		other.Text, other.Type, other.Selection = text+"!", "string<>", briefing.PointerSelection{Pointer: "/a~1<b>", As: text}
+		lines := *sel
+		lines.Selection = briefing.LineSelection{First: 1, Last: 2}
+		odd := *sel
+		odd.Selection = map[string]any{"z": text, "a": 1}
+		errText := errcode.New(errcode.InvalidArgument, "bad %q", text)
+		errText.Details = map[string]any{"z": text, "a": int64(1), "cause": errcode.New(errcode.NotFound, "%s", text)}
+		meta := &mcp.CallToolResult{
+			Result:  mcp.Result{Meta: &mcp.Meta{ProgressToken: text, AdditionalFields: map[string]any{"k<": text}}, ResultType: mcp.ResultTypeComplete},
+			Content: []mcp.Content{mcp.NewTextContent(text), mcp.NewTextContent(text)}, StructuredContent: sel,
+		}
+		annotated := mcp.NewTextContent(text)
+		annotated.Annotations = &mcp.Annotations{Audience: []mcp.Role{mcp.RoleUser}}
+		annotated.Meta = &mcp.Meta{AdditionalFields: map[string]any{"a": text}}
+		mixed := &mcp.CallToolResult{
+			Content:           []mcp.Content{annotated, mcp.NewImageContent(text, "image/png"), &annotated, mcp.NewTextContent(text)},
+			StructuredContent: json.RawMessage("{ \"a\" : [ 1 , \"<\u2028>\" ] }"),
+		}
+		values = append(values,
+			success(text, nil), success(text, sel), success(text, &other), success(text, &lines), success(text, &odd),
+			success(text, &briefing.Page{Page: 1, Pages: 2, Total: 3, Results: []results.Descriptor{full, bare}, Next: &next, Budget: &snap, Text: text}),
+			success(text, &briefing.Page{Results: []results.Descriptor{}}), success(text, &briefing.Page{}),
+			success(text, &full), success(text, &bare), success(text, stepAnswer{Step: 3, Limits: limits.Defaults().Step()}),
+			success(text, map[string]any{"b": text, "a": []any{1.5, nil, true}}), success(text, (*briefing.Selection)(nil)),
+			success(text, (*briefing.Page)(nil)), success(text, struct{ X string }{text}),
+			failure(errText, &snap), failure(errText, nil), &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: failureBody{}},
+			meta, mixed,
+			&mcp.CallToolResult{}, &mcp.CallToolResult{IsError: true, Content: []mcp.Content{}},
+			&mcp.CallToolResult{RawStructuredContent: json.RawMessage(`{ "raw" : 1 }`), Content: []mcp.Content{mcp.NewTextContent(text)}},
+			&mcp.CallToolResult{MultiRoundTripResult: mcp.MultiRoundTripResult{RequestState: text}},
+			(*mcp.CallToolResult)(nil), mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}},
+			&mcp.EmptyResult{},
+		)
+	}
+	count := 0
+	for k, id := range ids {
+		for i, v := range values {
+			if k > 1 && i >= 40 {
+				break // the first texts' answers suffice for the other ids
+			}
+			check := func(msg any) {
+				t.Helper()
+				want, err := json.Marshal(msg)
+				require.NoError(t, err)
+				got, err := appendMessage(nil, msg)
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(got), "id %#v, value %d", id, i)
+				count++
+			}
+			check(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), v))
+			if r, ok := v.(*mcp.CallToolResult); ok && r != nil && len(r.Content) > 0 {
+				text := r.Content[len(r.Content)-1].(mcp.TextContent).Text
+				check(rpcError(id, mcp.INTERNAL_ERROR, text))
+				check(mcp.JSONRPCError{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Error: mcp.NewJSONRPCErrorDetails(-1, text, map[string]any{"d": text})})
+				check(mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: text}})
+			}
+		}
+	}
+	t.Logf("%d messages compared", count)
+
+	// What json.Marshal refuses, appendMessage refuses, leaving dst as is.
+	for _, bad := range []any{
+		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(math.NaN()), success("x", nil)),
+		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), success("x", map[string]any{"f": math.Inf(1)})),
+		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), success("x", &briefing.Selection{Selection: func() {}})),
+		rpcError(math.Inf(-1), 1, "x"),
+	} {
+		_, want := json.Marshal(bad)
+		require.Error(t, want)
+		got, err := appendMessage([]byte("keep"), bad)
+		assert.Error(t, err)
+		assert.Equal(t, "keep", string(got))
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	t.Parallel()
+	var every strings.Builder
+	for c := range 0x80 {
+		every.WriteByte(byte(c))
+	}
+	for r := rune(0x80); r < 0x3000; r += 7 {
+		every.WriteRune(r)
+	}
+	for _, s := range append(awkward, every.String(), "\u2027\u2028\u2029\u202a", "\xe2\x80", "\xe2", "a\xe2\x80\xa8") {
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(appendString(nil, s)), "%q", s)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range awkward {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(appendString(nil, s)))
+	})
+}
+
+// FuzzAppendMessage holds a lookup's whole answer, and its error answer,
+// to json.Marshal's bytes for any text and numeric id.
+func FuzzAppendMessage(f *testing.F) {
+	for i, s := range awkward {
+		f.Add(s, float64(i)*1.25e10, "id")
+	}
+	f.Fuzz(func(t *testing.T, text string, num float64, id string) {
+		sel := &briefing.Selection{Result: id, SHA256: text, Selection: briefing.PointerSelection{Pointer: id, As: text}, Type: id, Text: text}
+		for _, msg := range []any{
+			mcp.NewJSONRPCResultResponse(mcp.NewRequestId(num), success(text, sel)),
+			mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), failure(errcode.New(errcode.InvalidArgument, "%s", text), nil)),
+			rpcError(id, -32600, text),
+		} {
+			want, wantErr := json.Marshal(msg)
+			got, err := appendMessage(nil, msg)
+			if wantErr != nil {
+				require.Error(t, err)
+				continue
+			}
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(got))
+		}
+	})
+}
+
+// TestEncodedShapes pins the members of every type appendMessage writes
+// by hand: a member added upstream must be added to the encoder too (the
+// differential tests then check its bytes).
+func TestEncodedShapes(t *testing.T) {
+	t.Parallel()
+	shape := func(v any) string {
+		var parts []string
+		var walk func(reflect.Type, string)
+		walk = func(rt reflect.Type, prefix string) {
+			for f := range rt.Fields() {
+				if f.Anonymous && f.Tag.Get("json") == "" {
+					walk(f.Type, prefix+f.Name+".")
+					continue
+				}
+				parts = append(parts, prefix+f.Name+" "+f.Type.String()+" "+f.Tag.Get("json"))
+			}
+		}
+		walk(reflect.TypeOf(v), "")
+		return strings.Join(parts, "; ")
+	}
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{mcp.JSONRPCResponse{}, "JSONRPC string jsonrpc; ID mcp.RequestId id; Result interface {} result"},
+		{mcp.JSONRPCError{}, "JSONRPC string jsonrpc; ID mcp.RequestId id; Error mcp.JSONRPCErrorDetails error"},
+		{mcp.JSONRPCErrorDetails{}, "Code int code; Message string message; Data interface {} data,omitempty"},
+		{mcp.CallToolResult{}, "Result.Meta *mcp.Meta _meta,omitempty; Result.ResultType mcp.ResultType resultType,omitempty; " +
+			"MultiRoundTripResult.InputRequests mcp.InputRequests inputRequests,omitempty; MultiRoundTripResult.RequestState string requestState,omitempty; " +
+			"Content []mcp.Content content; StructuredContent interface {} structuredContent,omitempty; " +
+			"RawStructuredContent json.RawMessage -; IsError bool isError,omitempty"},
+		{mcp.TextContent{}, "Annotated.Annotations *mcp.Annotations annotations,omitempty; Meta *mcp.Meta _meta,omitempty; Type string type; Text string text"},
+		{briefing.Selection{}, "Result string result; SHA256 string sha256; Selection interface {} selection; Type string type,omitempty; " +
+			"Text string text; Bytes int64 bytes; EscapedBytes int64 escaped_bytes; Budget limits.Snapshot budget"},
+		{briefing.ByteSelection{}, "Start int64 start; End int64 end"},
+		{briefing.LineSelection{}, "First int64 first; Last int64 last"},
+		{briefing.PointerSelection{}, "Pointer string pointer; As string as"},
+		{briefing.Page{}, "Page int64 page; Pages int64 pages; Total int64 total; Results []results.Descriptor results; " +
+			"Next *int64 next; Budget *limits.Snapshot budget,omitempty; Text string -"},
+		{results.Descriptor{}, "ID *string id; SHA256 string sha256; Bytes int64 bytes; Lines int64 lines; Complete bool complete; " +
+			"Source results.Source source; JSON *string json; Preview *string preview,omitempty; PreviewComplete *bool preview_complete,omitempty; " +
+			"Reused *bool reused,omitempty; Retained bool retained; Reason string reason,omitempty"},
+		{results.Source{}, "Kind string kind; At *string at,omitempty; Path *string path,omitempty; Label *string label,omitempty; " +
+			"ExitCode *int64 exit_code,omitempty; TimedOut *bool timed_out,omitempty; DroppedBytes int64 dropped_bytes,omitempty"},
+		{limits.Snapshot{}, "Step int64 step; LookupsUsed int64 lookups_used; LookupsLeft int64 lookups_left; BytesUsed int64 bytes_used; " +
+			"BytesLeft int64 bytes_left; ExpandBytesUsed int64 expand_bytes_used; ExpandBytesLeft int64 expand_bytes_left; Refused bool refused"},
+		{limits.Limit{}, "Name string ; Value int64 "},
+		{failureBody{}, "Error json.RawMessage error; Budget *limits.Snapshot budget,omitempty"},
+		{stepAnswer{}, "Step int64 step; Limits server.orderedInts limits"},
+	} {
+		assert.Equal(t, c.want, shape(c.v), "%T", c.v)
+	}
+	// The types with their own MarshalJSON, which the encoder must mirror
+	// or leave to json.Marshal.
+	marshaler := reflect.TypeFor[json.Marshaler]()
+	for _, v := range []any{briefing.Selection{}, briefing.Page{}, results.Descriptor{}, results.Source{}, limits.Snapshot{},
+		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, mcp.JSONRPCResponse{}, mcp.JSONRPCError{},
+		mcp.JSONRPCErrorDetails{}, mcp.TextContent{}} {
+		rt := reflect.TypeOf(v)
+		assert.False(t, rt.Implements(marshaler) || reflect.PointerTo(rt).Implements(marshaler), "%s has a MarshalJSON", rt)
+	}
+}
+
+// TestPlainCallNeedsNoDispatch checks what Server.handle relies on to run
+// a plain tools/call itself: no session carries tools of its own, and no
+// tool is a task tool.
+func TestPlainCallNeedsNoDispatch(t *testing.T) {
+	t.Parallel()
+	for _, sess := range []mcpserver.ClientSession{&stdioSession{}, &httpSession{}} {
+		_, ok := sess.(mcpserver.SessionWithTools)
+		assert.False(t, ok, "%T has session tools", sess)
+	}
+	s := New(Options{Limits: limits.Defaults()})
+	for name, tool := range s.mcp.ListTools() {
+		assert.Nil(t, tool.Tool.Execution, name)
+	}
+}
