@@ -1,8 +1,7 @@
 package briefing
 
 import (
-	"bytes"
-	"encoding/json"
+	"strconv"
 
 	"loom-results/errcode"
 	"loom-results/limits"
@@ -45,14 +44,15 @@ func (b *Briefing) ListResults(page int64, size *int64) (*Page, *errcode.Error) 
 	}
 	from, to := page*n, min(total, (page+1)*n)
 	p := &Page{Page: page, Pages: pages, Total: total, Results: make([]results.Descriptor, 0, to-from)}
-	for _, r := range b.store.Results()[from:to] {
+	listed := b.store.Results()[from:to]
+	for _, r := range listed {
 		p.Results = append(p.Results, r.Listed())
 	}
 	if page+1 < pages {
 		next := page + 1
 		p.Next = &next
 	}
-	text := p.text()
+	text := p.text(listed)
 	if _, _, err := b.budget.Charge(text); err != nil {
 		return nil, err
 	}
@@ -62,25 +62,33 @@ func (b *Briefing) ListResults(page int64, size *int64) (*Page, *errcode.Error) 
 	return p, nil
 }
 
-// text renders the page as its text content.
-func (p *Page) text() []byte {
-	short := *p
-	short.Results = make([]results.Descriptor, len(p.Results))
-	for i, d := range p.Results {
-		d.SHA256 = d.SHA256[:12]
-		short.Results[i] = d
+// text renders the page as its text content: what compactJSON gives for
+// the page without budget and with each sha256 cut to 12 hex digits, built
+// from each result's own entry, which is rendered once.
+func (p *Page) text(rs []*results.Result) []byte {
+	n := 64
+	for _, r := range rs {
+		n += len(r.ListedText()) + 1
 	}
-	return compactJSON(short)
-}
-
-// compactJSON marshals v as compact JSON without escaping <, > and &, so
-// text content shows paths and labels as they are.
-func compactJSON(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err) // callers pass structs of strings, numbers and bools
+	b := make([]byte, 0, n)
+	b = append(b, `{"page":`...)
+	b = strconv.AppendInt(b, p.Page, 10)
+	b = append(b, `,"pages":`...)
+	b = strconv.AppendInt(b, p.Pages, 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, p.Total, 10)
+	b = append(b, `,"results":[`...)
+	for i, r := range rs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, r.ListedText()...)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	b = append(b, `],"next":`...)
+	if p.Next == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, *p.Next, 10)
+	}
+	return append(b, '}')
 }

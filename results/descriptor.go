@@ -1,6 +1,9 @@
 package results
 
 import (
+	"bytes"
+	"encoding/json"
+
 	"loom-results/selectors"
 )
 
@@ -64,9 +67,34 @@ func Describe(t *Text, complete bool, src Source, got Retained, view View, previ
 	return d
 }
 
-// Listed returns the descriptor of a retained result as list_results shows it.
+// Listed returns the descriptor of a retained result as list_results shows
+// it. A result never changes, so it is built once.
 func (r *Result) Listed() Descriptor {
-	return Describe(r.Text, r.Complete, r.Source, Retained{Result: r}, Listed, 0)
+	r.listing()
+	return r.listed
+}
+
+// ListedText returns the listed descriptor as compact JSON, its sha256 cut
+// to its first 12 hex digits and <, > and & as they are: the result's entry
+// in list_results' text content. It is built once; it must not be changed.
+func (r *Result) ListedText() []byte {
+	r.listing()
+	return r.listedText
+}
+
+func (r *Result) listing() {
+	r.listedOnce.Do(func() {
+		r.listed = Describe(r.Text, r.Complete, r.Source, Retained{Result: r}, Listed, 0)
+		short := r.listed
+		short.SHA256 = short.SHA256[:12]
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(short); err != nil {
+			panic(err) // a descriptor holds strings, numbers and bools
+		}
+		r.listedText = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	})
 }
 
 // Preview returns the longest prefix of data of at most n bytes that ends on

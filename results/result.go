@@ -62,6 +62,10 @@ type Result struct {
 	jsonOnce sync.Once
 	jsonIdx  *selectors.JSONIndex
 	jsonErr  *errcode.Error
+
+	listedOnce sync.Once
+	listed     Descriptor
+	listedText []byte
 }
 
 // JSON returns the result's JSON index, built by one scan at the first
