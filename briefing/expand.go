@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"loom-results/errcode"
+	"loom-results/internal/hugepage"
 	"loom-results/limits"
 	"loom-results/results"
 	"loom-results/selectors"
@@ -92,6 +93,7 @@ func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
 	texts := make([]*results.Text, len(e.nodes))
 	for i, n := range e.nodes {
 		out := make([]byte, 0, n.size)
+		hugepage.Advise(out[:n.size])
 		for _, p := range n.pieces {
 			out = append(out, p...)
 		}
@@ -476,6 +478,7 @@ func (e *expander) expandedArguments(texts []*results.Text) json.RawMessage {
 		size += len(t.Data) + 2
 	}
 	out := make([]byte, 0, size)
+	hugepage.Advise(out[:size])
 	pos := 0
 	for i, n := range e.nodes {
 		out = append(out, e.data[pos:n.span.Start]...)
