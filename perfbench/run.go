@@ -339,6 +339,9 @@ func (r *runner) round(ctx context.Context, warm, fs *session) error {
 }
 
 // warmLookups times one of each warm lookup; i varies the get_json pointer.
+// The server-filesystem calls come last: their answers (2.6 MB for the
+// head) leave garbage in this client, collected before the next loom call
+// so that no loom call is charged with it.
 func (r *runner) warmLookups(ctx context.Context, warm, fs *session, i int) error {
 	add := func(key string, d time.Duration) { r.rows[key].Loom = append(r.rows[key].Loom, ms(d)) }
 	base := func(key string, d time.Duration) { r.rows[key].BaseSamples = append(r.rows[key].BaseSamples, ms(d)) }
@@ -355,19 +358,6 @@ func (r *runner) warmLookups(ctx context.Context, warm, fs *session, i int) erro
 	add("mid", a.Elapsed)
 	add("midfs", a.Elapsed)
 	r.rows["midbytes"].Loom = append(r.rows["midbytes"].Loom, float64(len(a.Text)))
-	if fs != nil {
-		b, err := fs.call(ctx, "read_text_file", r.fsArgs("tail", fsTail))
-		if err != nil {
-			return err
-		}
-		base("tailfs", b.Elapsed)
-		b, err = fs.call(ctx, "read_text_file", r.fsArgs("head", r.c.TextLines/2+20))
-		if err != nil {
-			return err
-		}
-		base("midfs", b.Elapsed)
-		r.rows["midbytes"].BaseSamples = append(r.rows["midbytes"].BaseSamples, float64(len(b.Text)))
-	}
 	// The last 20 lines' bytes: every line but the first is lineLen bytes.
 	end := int64(r.cfg.TextBytes)
 	if info, err := os.Stat(filepath.Join(r.c.Root, "text.txt")); err == nil {
@@ -389,6 +379,20 @@ func (r *runner) warmLookups(ctx context.Context, warm, fs *session, i int) erro
 		return err
 	}
 	add("json2", a.Elapsed)
+	if fs != nil {
+		b, err := fs.call(ctx, "read_text_file", r.fsArgs("tail", fsTail))
+		if err != nil {
+			return err
+		}
+		base("tailfs", b.Elapsed)
+		b, err = fs.call(ctx, "read_text_file", r.fsArgs("head", r.c.TextLines/2+20))
+		if err != nil {
+			return err
+		}
+		base("midfs", b.Elapsed)
+		r.rows["midbytes"].BaseSamples = append(r.rows["midbytes"].BaseSamples, float64(len(b.Text)))
+		runtime.GC()
+	}
 	return nil
 }
 
