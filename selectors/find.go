@@ -2,7 +2,10 @@ package selectors
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"unicode/utf8"
 
@@ -40,7 +43,13 @@ func NewMatcher(pattern string, regex, ignoreCase bool) (Matcher, *errcode.Error
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return Matcher{}, errcode.New(errcode.InvalidArgument, "pattern %q is not a valid RE2 expression: %v", pattern, err)
+		why := err.Error()
+		if serr := (*syntax.Error)(nil); errors.As(err, &serr) && !printable(serr.Expr) {
+			// The parser's own text repeats the expression as it is, in
+			// backquotes; a message is one line, so such a one is quoted.
+			why = fmt.Sprintf("error parsing regexp: %s: %q", serr.Code, serr.Expr)
+		}
+		return Matcher{}, errcode.New(errcode.InvalidArgument, "pattern %q is not a valid RE2 expression: %s", pattern, why)
 	}
 	return Matcher{re: re}, nil
 }

@@ -2,7 +2,9 @@ package selectors
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"loom-results/errcode"
@@ -148,5 +150,21 @@ func (p Pointer) prefix(k int) string {
 	if k == 0 {
 		return `""`
 	}
-	return Pointer{tokens: p.tokens[:k]}.String()
+	s := Pointer{tokens: p.tokens[:k]}.String()
+	if !printable(s) {
+		// Messages are one line: a pointer holding a newline (or any
+		// other control character) is quoted.
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// printable reports whether s is valid UTF-8 without control characters.
+func printable(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+	}
+	return true
 }

@@ -63,7 +63,15 @@ func errorJSON(err *errcode.Error) json.RawMessage {
 	return b.Bytes()
 }
 
+// marshal is json.Marshal, but strings are written by appendString, which
+// gives lone surrogates back as their escapes.
 func marshal(v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return appendString(nil, x)
+	case errcode.Code:
+		return appendString(nil, string(x))
+	}
 	out, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // details are strings and integers

@@ -217,6 +217,8 @@ func appendStructured(dst []byte, v any, text textSpan) ([]byte, error) {
 		}
 	case failureBody:
 		return appendFailure(dst, s), nil
+	case inspectAnswer:
+		return appendInspect(dst, s), nil
 	case stepAnswer:
 		return appendStepAnswer(dst, s), nil
 	}
@@ -364,6 +366,66 @@ func appendDescriptor(dst []byte, d *results.Descriptor) []byte {
 	return append(dst, '}')
 }
 
+// appendInspect writes inspect's structured content: each entry a
+// descriptor, or {"path", "error"}.
+func appendInspect(dst []byte, a inspectAnswer) []byte {
+	dst = append(dst, `{"results":`...)
+	if a.Results == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i, e := range a.Results {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if e.Descriptor != nil {
+				dst = appendDescriptor(dst, e.Descriptor)
+				continue
+			}
+			dst = append(dst, '{')
+			if e.Path != nil {
+				dst = append(dst, `"path":`...)
+				dst = appendString(dst, *e.Path)
+				if e.Error != nil {
+					dst = append(dst, ',')
+				}
+			}
+			if e.Error != nil {
+				dst = append(dst, `"error":`...)
+				dst = append(dst, e.Error...)
+			}
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// appendExpansions writes expand_edit's expansions.
+func appendExpansions(dst []byte, xs []briefing.Expansion) []byte {
+	if xs == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, x := range xs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"at":`...)
+		dst = appendString(dst, x.At)
+		dst = append(dst, `,"bytes":`...)
+		dst = strconv.AppendInt(dst, x.Bytes, 10)
+		dst = append(dst, `,"sha256":`...)
+		dst = appendString(dst, x.SHA256)
+		dst = append(dst, `,"parts":`...)
+		dst = strconv.AppendInt(dst, int64(x.Parts), 10)
+		dst = append(dst, `,"result":`...)
+		dst = appendStringPtr(dst, x.Result)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
 // appendSource writes a results.Source.
 func appendSource(dst []byte, s *results.Source) []byte {
 	dst = append(dst, `{"kind":`...)
@@ -442,10 +504,13 @@ func appendIntPtr(dst []byte, n *int64) []byte {
 	return strconv.AppendInt(dst, *n, 10)
 }
 
-// appendString writes s as a JSON string exactly as json.Marshal does:
-// `"` and `\` escaped; \b, \f, \n, \r and \t short; other control bytes
-// and, for HTML safety, <, > and & as \u00XX; U+2028 and U+2029 as \u2028
-// and \u2029; each byte of invalid UTF-8 as \ufffd.
+// appendString writes s as a JSON string as json.Marshal does: `"` and `\`
+// escaped; \b, \f, \n, \r and \t short; other control bytes and, for HTML
+// safety, <, > and & as \u00XX; U+2028 and U+2029 as \u2028 and \u2029;
+// each byte of other invalid UTF-8 as \ufffd. Unlike json.Marshal, it writes
+// a surrogate in its 3-byte form (a lone surrogate escape that a client sent
+// in a member name or path, decoded as in WTF-8) as its \uXXXX escape, so
+// that the client gets back what it sent (SPEC 5.1's at, inspect's path).
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -480,8 +545,17 @@ func appendString(dst []byte, s string) []byte {
 		c, size := utf8.DecodeRuneInString(s[i:])
 		if c == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
+			if i+2 < len(s) && b == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2]&0xC0 == 0x80 {
+				// A lone surrogate that the client sent as an escape
+				// (\ud800) and a name or path kept in its 3-byte form:
+				// written back as the escape, not as U+FFFD.
+				r := rune(b&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+				dst = append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+				i += 3
+			} else {
+				dst = append(dst, `\ufffd`...)
+				i++
+			}
 			start = i
 			continue
 		}

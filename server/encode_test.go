@@ -107,10 +107,10 @@ func (tw *twin) same(ref, cur any, line []byte) {
 	require.NoError(tw.t, err)
 	got, err := appendMessage(nil, cur)
 	require.NoError(tw.t, err)
-	require.Equal(tw.t, string(want), string(got), "answer to %s", line)
+	require.Equal(tw.t, string(asMarshal(want)), string(asMarshal(got)), "answer to %s", line)
 	got, err = appendMessage([]byte("prefix"), ref)
 	require.NoError(tw.t, err)
-	require.Equal(tw.t, "prefix"+string(want), string(got), "mcp-go's answer to %s", line)
+	require.Equal(tw.t, "prefix"+string(asMarshal(want)), string(asMarshal(got)), "mcp-go's answer to %s", line)
 	tw.answers++
 }
 
@@ -471,7 +471,7 @@ func TestAppendMessageSynthetic(t *testing.T) {
 				require.NoError(t, err)
 				got, err := appendMessage(nil, msg)
 				require.NoError(t, err)
-				require.Equal(t, string(want), string(got), "id %#v, value %d", id, i)
+				require.Equal(t, string(asMarshal(want)), string(asMarshal(got)), "id %#v, value %d", id, i)
 				count++
 			}
 			check(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), v))
@@ -512,7 +512,7 @@ func TestAppendString(t *testing.T) {
 	for _, s := range append(awkward, every.String(), "\u2027\u2028\u2029\u202a", "\xe2\x80", "\xe2", "a\xe2\x80\xa8") {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(appendString(nil, s)), "%q", s)
+		assert.Equal(t, string(want), string(asMarshal(appendString(nil, s))), "%q", s)
 	}
 }
 
@@ -523,7 +523,7 @@ func FuzzAppendString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(appendString(nil, s)))
+		require.Equal(t, string(want), string(asMarshal(appendString(nil, s))))
 	})
 }
 
@@ -547,9 +547,50 @@ func FuzzAppendMessage(f *testing.F) {
 				continue
 			}
 			require.NoError(t, err)
-			require.Equal(t, string(want), string(got))
+			require.Equal(t, string(asMarshal(want)), string(asMarshal(got)))
 		}
 	})
+}
+
+// asMarshal turns appendString's one difference from json.Marshal back
+// (errorJSON's strings are appendString's too, so both sides need it):
+// a surrogate escape (\ud800-\udfff), which appendString writes for the
+// 3-byte form of a lone surrogate, becomes the three \ufffd that
+// json.Marshal writes for those bytes. Neither writes such an escape
+// otherwise, so the two outputs are equal exactly when this makes them so.
+func asMarshal(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+5 < len(b) && b[i+2] == 'd' && strings.IndexByte("89abcdef", b[i+3]) >= 0 {
+			out = append(out, `\ufffd\ufffd\ufffd`...)
+			i += 5
+			continue
+		}
+		out = append(out, b[i], b[i+1])
+		i++
+	}
+	return out
+}
+
+// TestAppendStringSurrogates checks that the 3-byte form of a lone
+// surrogate is written as its escape, and every other invalid byte as
+// \ufffd.
+func TestAppendStringSurrogates(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"k\xed\xa0\x80":             `"k\ud800"`,
+		"\xed\xbf\xbfx\xed\xb0\x80": `"\udfff` + `x\udc00"`,
+		"\xed\xa0":                  `"\ufffd\ufffd"`,
+		"\xed\x9f\xbf":              "\"\xed\x9f\xbf\"", // U+D7FF is a character: written as it is
+		"\xed\xa0\x80\xed\xb0\x80":  `"\ud800\udc00"`,
+		`\ud800`:                    `"\\ud800"`,
+	} {
+		assert.Equal(t, want, string(appendString(nil, in)), "%q", in)
+	}
 }
 
 // TestEncodedShapes pins the members of every type appendMessage writes

@@ -48,7 +48,16 @@ func expandEditTool(cfg limits.Config) mcpserver.ServerTool {
 			if err != nil {
 				return fail(err)
 			}
-			return success(x.Text, x)
+			return success(x.Text, expandAnswer{x.Arguments, appendExpansions(nil, x.Expansions), x.Budget})
 		}),
 	}
+}
+
+// expandAnswer is expand_edit's structured content. Its expansions are
+// written by appendExpansions, so that an "at" holding a lone surrogate
+// escape is given back as the escape (json.Marshal would write U+FFFD).
+type expandAnswer struct {
+	Arguments  json.RawMessage `json:"arguments"`
+	Expansions json.RawMessage `json:"expansions"`
+	Budget     limits.Snapshot `json:"budget"`
 }

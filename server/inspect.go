@@ -19,6 +19,11 @@ type inspectArgs struct {
 	Paths []string `arg:"paths,lenient"`
 }
 
+// inspectAnswer is inspect's structured content.
+type inspectAnswer struct {
+	Results []inspectEntry `json:"results"`
+}
+
 // inspectEntry is one entry of inspect's "results": a descriptor, or the
 // path's error.
 type inspectEntry struct {
@@ -50,9 +55,7 @@ func inspectTool(cfg limits.Config) mcpserver.ServerTool {
 			}
 			entries := b.Inspect(a.Paths)
 			var text strings.Builder
-			out := struct {
-				Results []inspectEntry `json:"results"`
-			}{make([]inspectEntry, len(entries))}
+			out := inspectAnswer{Results: make([]inspectEntry, len(entries))}
 			for i, e := range entries {
 				if e.Err != nil {
 					out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
