@@ -71,6 +71,14 @@ type Result struct {
 // JSON returns the result's JSON index, built by one scan at the first
 // pointer lookup and reused by every later one.
 func (r *Result) JSON() (*selectors.JSONIndex, *errcode.Error) {
-	r.jsonOnce.Do(func() { r.jsonIdx, r.jsonErr = selectors.IndexJSON(r.Text.Data) })
+	r.jsonOnce.Do(func() {
+		if r.Text.JSON != "" {
+			// Analyze has validated the document: index it without
+			// validating again.
+			r.jsonIdx, r.jsonErr = selectors.IndexValidJSON(r.Text.Data)
+		} else {
+			r.jsonIdx, r.jsonErr = selectors.IndexJSON(r.Text.Data)
+		}
+	})
 	return r.jsonIdx, r.jsonErr
 }

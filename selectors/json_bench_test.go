@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -159,6 +160,41 @@ func BenchmarkJSONValidate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkJSONIndexValid compares IndexValidJSON, which trusts an earlier
+// ValidateJSON, with IndexJSON, which validates again, on the same 16 MiB
+// documents; it first checks that both build the same tape.
+func BenchmarkJSONIndexValid(b *testing.B) {
+	docs := benchDocs()
+	for _, doc := range []struct {
+		name string
+		data []byte
+	}{{"indent", docs.indent}, {"compact", docs.compact}} {
+		want, err := IndexJSON(doc.data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got, ok := jsonBuildValid(doc.data); !ok || !slices.Equal(want.nodes, got) {
+			b.Fatalf("%s: IndexValidJSON does not build IndexJSON's tape", doc.name)
+		}
+		for _, build := range []struct {
+			name  string
+			index func([]byte) (*JSONIndex, *errcode.Error)
+		}{{"IndexJSON", IndexJSON}, {"IndexValidJSON", IndexValidJSON}} {
+			b.Run(doc.name+"/"+build.name, func(b *testing.B) {
+				b.SetBytes(int64(len(doc.data)))
+				var ix *JSONIndex
+				for b.Loop() {
+					var err *errcode.Error
+					if ix, err = build.index(doc.data); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(ix.nodes)), "values")
+			})
+		}
 	}
 }
 
