@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"loom-results/errcode"
+	"loom-results/internal/hugepage"
 )
 
 // JSONIndex is a validated JSON document with a flat tape of its values, for
@@ -143,7 +144,7 @@ func jsonBuild(data []byte, lenient bool) (nodes []jsonNode, off int, why jsonRe
 		flags   uint8
 		k       uint32
 	)
-	nodes = make([]jsonNode, 0, jsonValueBound(data))
+	nodes = makeTape(data)
 
 value:
 	if i >= n {
@@ -281,13 +282,31 @@ name:
 // the tape is allocated once: every value but the first follows a ',' or
 // opens a container after a '[' (an object's values follow ':', counted by
 // the ',' between members and the '{' before the first). Commas and
-// brackets inside strings make it an overestimate; counting costs a few
-// vectorised passes, far less than growing the tape.
+// brackets inside strings make it an overestimate. It counts 32 KiB at a
+// time, so that the three counts read each block from the core's cache,
+// not three times from memory: a few vectorised passes, far less than
+// growing the tape.
 func jsonValueBound(data []byte) int {
 	if len(data) < 4096 {
 		return len(data)/8 + 16
 	}
-	return bytes.Count(data, []byte{','}) + bytes.Count(data, []byte{'['}) + bytes.Count(data, []byte{'{'}) + 1
+	const block = 32 << 10
+	bound := 1
+	for len(data) > 0 {
+		b := data[:min(block, len(data))]
+		data = data[len(b):]
+		bound += bytes.Count(b, []byte{','}) + bytes.Count(b, []byte{'['}) + bytes.Count(b, []byte{'{'})
+	}
+	return bound
+}
+
+// makeTape allocates the tape for data's values, advised for huge pages:
+// a 16 MiB document's tape is about 20 MB, and its page faults in a fresh
+// process cost as much as a third of the build.
+func makeTape(data []byte) []jsonNode {
+	nodes := make([]jsonNode, 0, jsonValueBound(data))
+	hugepage.AdviseSlice(nodes)
+	return nodes
 }
 
 // jsonClip gives back the tape's spare capacity when it is more than a

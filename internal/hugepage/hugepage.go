@@ -9,6 +9,8 @@
 // memory outside it is drawn into a huge page.
 package hugepage
 
+import "unsafe"
+
 // Size is the huge page size that Advise aligns to.
 const Size = 2 << 20
 
@@ -24,4 +26,14 @@ func Advise(b []byte) {
 		return
 	}
 	advise(b)
+}
+
+// AdviseSlice is Advise for the memory of a slice of any type, up to its
+// capacity.
+func AdviseSlice[T any](s []T) {
+	size := uintptr(cap(s)) * unsafe.Sizeof(*new(T))
+	if size < MinAdvised {
+		return
+	}
+	advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:cap(s)]))), size))
 }

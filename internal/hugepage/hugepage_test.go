@@ -26,3 +26,24 @@ func TestAdviseKeepsContents(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseSliceKeepsContents is TestAdviseKeepsContents for a slice of
+// 12-byte elements, advised up to its capacity.
+func TestAdviseSliceKeepsContents(t *testing.T) {
+	t.Parallel()
+	type node struct{ a, b, c uint32 }
+	for _, n := range []int{0, 10, MinAdvised / 12, MinAdvised/12 + 1, 5 * Size / 12} {
+		s := make([]node, 0, n)
+		AdviseSlice(s)
+		s = s[:n]
+		for i := range s {
+			s[i] = node{uint32(i), uint32(i * 3), 7}
+		}
+		AdviseSlice(s)
+		for i := range s {
+			if s[i] != (node{uint32(i), uint32(i * 3), 7}) {
+				t.Fatalf("element %d of %d changed: %v", i, n, s[i])
+			}
+		}
+	}
+}
