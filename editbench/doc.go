@@ -10,8 +10,8 @@
 // deleted, copied, binary (a NUL byte or invalid UTF-8), over 16 MiB,
 // symlinks and submodules are counted as skipped. For each commit the old
 // versions are written under a temporary root and the server (this
-// executable, `--root DIR`) is driven over stdio by the official Go SDK
-// client, one server per commit while its store has room.
+// executable, `--root DIR`) is driven over stdio by a small JSON-RPC
+// client (session.go), one server per commit while its store has room.
 //
 // For each file the agent:
 //
