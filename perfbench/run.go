@@ -343,8 +343,9 @@ func (r *runner) round(ctx context.Context, warm, fs *session) error {
 
 // warmLookups times one of each warm lookup; i varies the get_json pointer.
 // The server-filesystem calls come last: their answers (2.6 MB for the
-// head) leave garbage in this client, collected before the next loom call
-// so that no loom call is charged with it.
+// head) leave garbage in this client and work in that server, both
+// finished (settle) before the next loom call so that no loom call is
+// charged with them.
 func (r *runner) warmLookups(ctx context.Context, warm, fs *session, i int) error {
 	add := func(key string, d time.Duration) { r.rows[key].Loom = append(r.rows[key].Loom, ms(d)) }
 	base := func(key string, d time.Duration) { r.rows[key].BaseSamples = append(r.rows[key].BaseSamples, ms(d)) }
@@ -394,9 +395,11 @@ func (r *runner) warmLookups(ctx context.Context, warm, fs *session, i int) erro
 		}
 		base("midfs", b.Elapsed)
 		r.rows["midbytes"].BaseSamples = append(r.rows["midbytes"].BaseSamples, float64(len(b.Text)))
-		runtime.GC()
-		// One untimed call, so that the next timed one finds the server
-		// as every other does: just after a call of its own.
+		// server-filesystem goes on collecting its answer after sending
+		// it, on the same two cores: let it finish first. Then one untimed
+		// call, so that the next timed one finds the server as every other
+		// does: just after a call of its own.
+		settle()
 		if _, err := warm.call(ctx, "begin_step", `{}`); err != nil {
 			return err
 		}
