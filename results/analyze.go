@@ -33,8 +33,8 @@ func AnalyzeDigested(data []byte, d *Digest) (*Text, *errcode.Error) {
 		return nil, err
 	}
 	t.Lines = lines
-	if typ, jerr := selectors.ValidateJSON(data); jerr == nil {
-		t.JSON = typ
+	if typ, split, jerr := selectors.ValidateJSONSplit(data); jerr == nil {
+		t.JSON, t.JSONSplit = typ, split
 	}
 	return t, nil
 }

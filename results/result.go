@@ -46,6 +46,9 @@ type Text struct {
 	// JSON is the type of the whole result when it is one strict JSON value
 	// (SPEC section 4.3), else "".
 	JSON selectors.JSONType
+	// JSONSplit is where an index build of a large JSON result can start
+	// its second half (see selectors.JSONSplit).
+	JSONSplit selectors.JSONSplit
 }
 
 // Hex returns the full lowercase hex digest.
@@ -74,8 +77,8 @@ func (r *Result) JSON() (*selectors.JSONIndex, *errcode.Error) {
 	r.jsonOnce.Do(func() {
 		if r.Text.JSON != "" {
 			// Analyze has validated the document: index it without
-			// validating again.
-			r.jsonIdx, r.jsonErr = selectors.IndexValidJSON(r.Text.Data)
+			// validating again, on two cores from the split it found.
+			r.jsonIdx, r.jsonErr = selectors.IndexValidJSONSplit(r.Text.Data, r.Text.JSONSplit)
 		} else {
 			r.jsonIdx, r.jsonErr = selectors.IndexJSON(r.Text.Data)
 		}

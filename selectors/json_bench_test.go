@@ -179,10 +179,18 @@ func BenchmarkJSONIndexValid(b *testing.B) {
 		if got, ok := jsonBuildValid(doc.data); !ok || !slices.Equal(want.nodes, got) {
 			b.Fatalf("%s: IndexValidJSON does not build IndexJSON's tape", doc.name)
 		}
+		_, split, verr := ValidateJSONSplit(doc.data)
+		if verr != nil || split.Offset == 0 {
+			b.Fatalf("%s: no split: %v", doc.name, verr)
+		}
+		splitIndex := func(data []byte) (*JSONIndex, *errcode.Error) { return IndexValidJSONSplit(data, split) }
+		if ix, _ := splitIndex(doc.data); !slices.Equal(want.nodes, ix.nodes) {
+			b.Fatalf("%s: IndexValidJSONSplit does not build IndexJSON's tape", doc.name)
+		}
 		for _, build := range []struct {
 			name  string
 			index func([]byte) (*JSONIndex, *errcode.Error)
-		}{{"IndexJSON", IndexJSON}, {"IndexValidJSON", IndexValidJSON}} {
+		}{{"IndexJSON", IndexJSON}, {"IndexValidJSON", IndexValidJSON}, {"IndexValidJSONSplit", splitIndex}} {
 			b.Run(doc.name+"/"+build.name, func(b *testing.B) {
 				b.SetBytes(int64(len(doc.data)))
 				var ix *JSONIndex

@@ -37,11 +37,48 @@ const MaxJSONDepth = 1000
 // off by the end of data). Escaped lone surrogates such as "\ud800" are valid
 // here; only DecodeJSONString rejects them.
 func ValidateJSON(data []byte) (JSONType, *errcode.Error) {
-	top, off, why := jsonValidate(data)
+	top, off, why := jsonValidate(data, -1, nil)
 	if why != 0 {
 		return "", jsonSyntaxError(data, off, why)
 	}
 	return top, nil
+}
+
+// A JSONSplit is a point in the middle of a valid document where an index
+// build can start without scanning what comes before: the offset right
+// after a ',' (and its whitespace) and the containers open there, outermost
+// first (true for an object, whose next member's name starts at Offset; an
+// array's next element does). IndexValidJSONSplit builds the two halves on
+// two cores. The zero JSONSplit is none.
+type JSONSplit struct {
+	Offset  int
+	Objects []bool
+}
+
+// jsonSplitMin is the smallest document ValidateJSONSplit finds a split
+// for: below it a second goroutine costs more than it saves.
+const jsonSplitMin = 1 << 20
+
+// ValidateJSONSplit is ValidateJSON that also returns a split near the
+// middle of a valid document of at least 1 MiB (the first ',' at or after
+// its middle, if any).
+func ValidateJSONSplit(data []byte) (JSONType, JSONSplit, *errcode.Error) {
+	if len(data) < jsonSplitMin {
+		t, err := ValidateJSON(data)
+		return t, JSONSplit{}, err
+	}
+	return validateSplitAt(data, len(data)/2)
+}
+
+// validateSplitAt validates data and records the split at the first ','
+// at or after offset at.
+func validateSplitAt(data []byte, at int) (JSONType, JSONSplit, *errcode.Error) {
+	var split JSONSplit
+	top, off, why := jsonValidate(data, at, &split)
+	if why != 0 {
+		return "", JSONSplit{}, jsonSyntaxError(data, off, why)
+	}
+	return top, split, nil
 }
 
 // jsonValidate is the allocation-free grammar walk behind ValidateJSON. It
@@ -52,7 +89,10 @@ func ValidateJSON(data []byte) (JSONType, *errcode.Error) {
 // at i), next (a value just ended at i), name (a member name must start at
 // i) and the end of input. jsonBuild in json_index.go has the same shape;
 // both must accept and reject exactly the same inputs.
-func jsonValidate(data []byte) (top JSONType, off int, why jsonReason) {
+//
+// With split set, it records there the first ',' at or after offset
+// splitAt (see JSONSplit).
+func jsonValidate(data []byte, splitAt int, split *JSONSplit) (top JSONType, off int, why jsonReason) {
 	var (
 		objs    [(MaxJSONDepth + 63) / 64]uint64 // bit d: level d+1 is an object
 		depth   int
@@ -143,6 +183,13 @@ next:
 	if c == ',' {
 		if i++; i < n && data[i] <= ' ' {
 			i = jsonSkipWS(data, i)
+		}
+		if split != nil && i > splitAt && split.Offset == 0 {
+			split.Offset = i
+			split.Objects = make([]bool, depth)
+			for d := range depth {
+				split.Objects[d] = objs[d>>6]&(1<<(d&63)) != 0
+			}
 		}
 		if inObj {
 			nameWhy = jsonErrNameAfterComma

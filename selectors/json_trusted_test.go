@@ -168,6 +168,45 @@ func requireSameTape(t *testing.T, data []byte) {
 	ix, err := IndexValidJSON(data)
 	require.Nil(t, err)
 	assert.Equal(t, want.nodes, ix.nodes)
+	requireSameSplitTape(t, data, want.nodes)
+}
+
+// requireSameSplitTape checks that the two-half build gives the tape want
+// for every split ValidateJSONSplit would record (every offset of a small
+// document, 64 across a larger one), and that a split that does not fit
+// the document is refused, not trusted.
+func requireSameSplitTape(t *testing.T, data []byte, want []jsonNode) {
+	t.Helper()
+	step := max(1, len(data)/64)
+	if len(data) <= 2000 {
+		step = 1
+	}
+	for at := 0; at < len(data); at += step {
+		_, split, err := validateSplitAt(data, at)
+		require.Nil(t, err)
+		if split.Offset == 0 {
+			break // no ',' at or after at
+		}
+		got, ok := jsonBuildValidSplit(data, split)
+		require.True(t, ok, "the halves did not meet at %d (after the first ',' past %d)", split.Offset, at)
+		require.Equal(t, want, got, "split at %d (after the first ',' past %d)", split.Offset, at)
+		ix, err := IndexValidJSONSplit(data, split)
+		require.Nil(t, err)
+		require.Equal(t, want, ix.nodes)
+
+		// A split that does not fit: the halves do not meet, and the
+		// index falls back on the validating build.
+		wrong := JSONSplit{Offset: split.Offset, Objects: append([]bool(nil), split.Objects...)}
+		wrong.Objects[len(wrong.Objects)-1] = !wrong.Objects[len(wrong.Objects)-1]
+		_, ok = jsonBuildValidSplit(data, wrong)
+		require.False(t, ok, "wrong kinds at %d accepted", split.Offset)
+		ix, err = IndexValidJSONSplit(data, wrong)
+		require.Nil(t, err)
+		require.Equal(t, want, ix.nodes, "wrong kinds at %d", split.Offset)
+		ix, err = IndexValidJSONSplit(data, JSONSplit{Offset: split.Offset - 1, Objects: split.Objects})
+		require.Nil(t, err)
+		require.Equal(t, want, ix.nodes, "offset one short of %d", split.Offset)
+	}
 }
 
 // checkSoundTape checks what IndexValidJSON guarantees even on input that
