@@ -2,6 +2,7 @@ package selectors
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -203,6 +204,44 @@ func (ix *JSONIndex) someNames(n NodeID) string {
 	return fmt.Sprintf("it has %d members: %s%s", count, strings.Join(names, ", "), more)
 }
 
+// elements returns the elements of array n, in order. It follows the
+// descendant counts from one element to the next, a chain of dependent
+// loads; an array of many small elements is read straight through the
+// tape instead, which streams: every node that starts at or after the end
+// of the element before it is the next element (spans nest). The chain
+// costs a load an element, the straight read a load a descendant; the
+// first elements tell which is cheaper.
+func (ix *JSONIndex) elements(n NodeID) []NodeID {
+	const probe, smallElement = 64, 32
+	end := ix.after(n)
+	var out []NodeID
+	v := n + 1
+	for ; v < end && len(out) < probe; v = ix.after(v) {
+		out = append(out, v)
+	}
+	if v >= end {
+		return out
+	}
+	avg := int(v-n-1) / len(out)
+	if avg > smallElement {
+		for ; v < end; v = ix.after(v) {
+			out = append(out, v)
+		}
+		return out
+	}
+	out = slices.Grow(out, int(end-v)/max(avg, 1)+1)
+	nodes := ix.nodes
+	out = append(out, v)
+	after := nodes[v].end
+	for k := v + 1; k < end; k++ {
+		if nodes[k].start >= after {
+			out = append(out, k)
+			after = nodes[k].end
+		}
+	}
+	return out
+}
+
 // children returns the index of container n's children, building it on
 // first use.
 func (ix *JSONIndex) children(n NodeID) *jsonChildren {
@@ -213,9 +252,7 @@ func (ix *JSONIndex) children(n NodeID) *jsonChildren {
 	}
 	ch := &jsonChildren{}
 	if ix.kind(n) == jsonKindArray {
-		for _, v := range ix.Elements(n) {
-			ch.nodes = append(ch.nodes, v)
-		}
+		ch.nodes = ix.elements(n)
 	} else {
 		// Decode every name into one buffer, then make one string of it, so
 		// the map costs one allocation for all its names.

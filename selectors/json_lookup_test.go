@@ -2,6 +2,7 @@ package selectors
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -274,5 +275,49 @@ func TestJSONAfterSaturated(t *testing.T) {
 	}
 	for n := range ix.nodes {
 		assert.Equal(t, want[n], ix.after(NodeID(n)), "node %d", n)
+	}
+}
+
+// TestJSONElements checks the element list of arrays of every shape against
+// the Elements walk: few and many elements, small ones (read straight
+// through the tape) and large ones (followed by their descendant counts),
+// nested arrays, and a mix that changes after the first elements.
+func TestJSONElements(t *testing.T) {
+	t.Parallel()
+	many := func(n int, elem func(i int) string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = elem(i)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	docs := map[string]string{
+		"empty":        "[]",
+		"few":          "[1, [2], {\"a\": 3}]",
+		"many scalars": many(1000, func(i int) string { return strconv.Itoa(i) }),
+		"many records": many(500, func(i int) string { return fmt.Sprintf(`{"id":%d,"tags":["a","b"],"ok":true}`, i) }),
+		"nested":       many(300, func(i int) string { return many(i%5, func(j int) string { return "[[]]" }) }),
+		"large elements": many(100, func(i int) string {
+			return many(40, func(j int) string { return strconv.Itoa(j) })
+		}),
+		"small then large": many(200, func(i int) string {
+			if i < 70 {
+				return "0"
+			}
+			return many(50, func(int) string { return `"x"` })
+		}),
+	}
+	for name, doc := range docs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ix, err := IndexJSON([]byte(doc))
+			require.Nil(t, err)
+			var want []NodeID
+			for _, v := range ix.Elements(ix.Root()) {
+				want = append(want, v)
+			}
+			assert.Equal(t, want, ix.elements(ix.Root()))
+			assert.Equal(t, len(want), ix.Len(ix.Root()))
+		})
 	}
 }
