@@ -28,7 +28,8 @@ type session struct {
 	stderr *lockedBuffer
 	// Ready is the time from starting the process to the answer of its
 	// first tools/list.
-	Ready time.Duration
+	Ready  time.Duration
+	closed bool
 }
 
 // startSession starts argv, connects, and lists the tools.
@@ -49,7 +50,13 @@ func startSession(ctx context.Context, argv []string) (*session, error) {
 	return &session{cs: cs, cmd: cmd, stderr: stderr, Ready: time.Since(t0)}, nil
 }
 
-func (s *session) close() { _ = s.cs.Close() }
+// close ends the server; a second close does nothing.
+func (s *session) close() {
+	if !s.closed {
+		s.closed = true
+		_ = s.cs.Close()
+	}
+}
 
 // answer is what a call returned: its text content and structured content.
 type answer struct {

@@ -99,12 +99,27 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	// Two phases, each in interleaved rounds: the warm lookups with both
+	// servers running, then, with them stopped, the cold measures, so that
+	// no process of the first phase works beside a cold one.
 	for round := range cfg.Runs {
-		if err := r.round(ctx, warm, fs); err != nil {
-			return nil, fmt.Errorf("round %d: %w", round+1, err)
+		if err := r.warmRound(ctx, warm, fs); err != nil {
+			return nil, fmt.Errorf("warm round %d: %w", round+1, err)
 		}
 		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "loom-perf: round %d/%d done\n", round+1, cfg.Runs)
+			fmt.Fprintf(cfg.Progress, "loom-perf: warm round %d/%d done\n", round+1, cfg.Runs)
+		}
+	}
+	warm.close()
+	if fs != nil {
+		fs.close()
+	}
+	for round := range cfg.Runs {
+		if err := r.coldRound(ctx); err != nil {
+			return nil, fmt.Errorf("cold round %d: %w", round+1, err)
+		}
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "loom-perf: cold round %d/%d done\n", round+1, cfg.Runs)
 		}
 	}
 	return rep, nil
@@ -259,11 +274,8 @@ func (r *runner) timedLookup(ctx context.Context, s *session, tool, args string)
 	return s.call(ctx, tool, args)
 }
 
-func (r *runner) round(ctx context.Context, warm, fs *session) error {
-	add := func(key string, d time.Duration) { r.rows[key].Loom = append(r.rows[key].Loom, ms(d)) }
-	base := func(key string, d time.Duration) { r.rows[key].BaseSamples = append(r.rows[key].BaseSamples, ms(d)) }
-
-	// Warm calls, interleaved call by call.
+// warmRound times the warm lookups, interleaved call by call.
+func (r *runner) warmRound(ctx context.Context, warm, fs *session) error {
 	for i := range lookupCalls {
 		if err := r.warmLookups(ctx, warm, fs, i); err != nil {
 			return err
@@ -273,6 +285,14 @@ func (r *runner) round(ctx context.Context, warm, fs *session) error {
 	for _, k := range []string{"tail", "mid", "range", "list", "json2"} {
 		r.rows[k].BaseSamples = floor
 	}
+	return nil
+}
+
+// coldRound times a fresh server, the processes it is compared with, and
+// the peak RSS of a full store.
+func (r *runner) coldRound(ctx context.Context) error {
+	add := func(key string, d time.Duration) { r.rows[key].Loom = append(r.rows[key].Loom, ms(d)) }
+	base := func(key string, d time.Duration) { r.rows[key].BaseSamples = append(r.rows[key].BaseSamples, ms(d)) }
 
 	// Cold: a fresh server first. Every cold measure starts on a settled
 	// machine: the processes of the calls before it (server-filesystem
@@ -329,7 +349,7 @@ func (r *runner) round(ctx context.Context, warm, fs *session) error {
 		}
 	}
 
-	if fs != nil {
+	if r.cfg.FSServer != nil {
 		settle()
 		other, err := startSession(ctx, append(append([]string{}, r.cfg.FSServer...), r.c.Root))
 		if err != nil {
