@@ -29,7 +29,6 @@ var escapeExtra = func() (t [256]uint8) {
 // \t in their short forms, the others as \u00XX), every other byte as it
 // is. It is what RFC 8259 requires and no more.
 func AppendEscaped[T ~string | ~[]byte](dst []byte, text T) []byte {
-	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	run := 0
 	for i := 0; i < len(text); i++ {
@@ -39,23 +38,30 @@ func AppendEscaped[T ~string | ~[]byte](dst []byte, text T) []byte {
 		}
 		dst = append(dst, text[run:i]...)
 		run = i + 1
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
+		dst = AppendEscapedByte(dst, c)
 	}
 	dst = append(dst, text[run:]...)
 	return append(dst, '"')
+}
+
+// AppendEscapedByte appends the escape of c, which must be '"', '\\' or a
+// control byte (below 0x20), as encoding/json writes it: \b, \f, \n, \r
+// and \t short, the others as \u00XX with lowercase hex digits.
+func AppendEscapedByte(dst []byte, c byte) []byte {
+	const hex = "0123456789abcdef"
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	}
+	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 }

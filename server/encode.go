@@ -522,21 +522,10 @@ func appendString(dst []byte, s string) []byte {
 		}
 		if b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if b == '<' || b == '>' || b == '&' {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			} else {
+				dst = limits.AppendEscapedByte(dst, b)
 			}
 			i++
 			start = i
