@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"unicode/utf8"
 
 	"loom-results/errcode"
 )
@@ -39,23 +40,90 @@ type lineMark struct{ line, start uint32 }
 const lineBlock = 512
 
 // ScanText checks that data is valid UTF-8 and builds its line index in the
-// same pass, eight bytes at a time. Invalid UTF-8 fails with not_utf8, whose
-// offset is the start of the first invalid sequence. data is kept, not
-// copied: it must not change afterwards.
+// same pass, eight bytes at a time; from 2 MiB on, its two halves on two
+// goroutines. Invalid UTF-8 fails with not_utf8, whose offset is the start
+// of the first invalid sequence. data is kept, not copied: it must not
+// change afterwards.
 func ScanText(data []byte) (Lines, *errcode.Error) {
+	split := -1
+	if len(data) >= parallelScan {
+		split = len(data) / 2
+	}
+	return scanText(data, split)
+}
+
+// parallelScan is the size from which ScanText scans in two halves.
+const parallelScan = 2 << 20
+
+// scanText is ScanText, in two halves split near at (at < 0: in one).
+func scanText(data []byte, at int) (Lines, *errcode.Error) {
 	n := len(data)
 	if n > MaxSize {
 		return Lines{}, errcode.New(errcode.TooLarge, "%d bytes is over the %d bytes a result can hold", n, int64(MaxSize))
 	}
-	s := lineScan{data: data, marks: make([]lineMark, (n+lineBlock-1)/lineBlock)}
+	marks := make([]lineMark, (n+lineBlock-1)/lineBlock)
+	first := lineScan{data: data, marks: marks}
 	if n > 0 {
-		s.mark(0)
+		first.markLine(1, 0)
 	}
+	// The halves meet on a character boundary: at most 3 bytes back.
+	v := n
+	if at >= 0 && at < n {
+		for v = at; v > 0 && !utf8.RuneStart(data[v]); v-- {
+		}
+	}
+	if v == n || v == 0 {
+		first.scan(0, n)
+		if first.err != nil {
+			return Lines{}, first.err
+		}
+		return first.finish(first.count, first.next), nil
+	}
+	// The second half marks the blocks after the one that holds v; the
+	// first half those it meets before v; the block that holds v (if the
+	// first half left it) gets the second half's first line start.
+	k := v / lineBlock
+	second := lineScan{data: data, marks: marks, next: v, firstBlock: k + 1}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		second.scan(v, n)
+	}()
+	first.scan(0, v)
+	<-done
+	if first.err != nil {
+		return Lines{}, first.err
+	}
+	if second.err != nil {
+		return Lines{}, second.err
+	}
+	// The second half counted its lines from 1.
+	shift := uint32(first.count)
+	for b := k + 1; b < second.next/lineBlock; b++ {
+		marks[b].line += shift
+	}
+	next := first.next // no line starts in the second half: the end
+	if second.hasFirst {
+		m := second.firstMark
+		m.line += shift
+		for b := first.next / lineBlock; b <= k; b++ {
+			marks[b] = m
+		}
+		next = second.next
+	}
+	return first.finish(first.count+second.count, next), nil
+}
+
+// scan validates and scans data[from:to] for newlines, going on from the
+// scan's count; a failure is left in s.err.
+func (s *lineScan) scan(from, to int) {
+	data := s.data[:to]
 	// The hot loop keeps the newline count and the next unmarked block in
 	// locals; s.newlines takes the words that reach that block.
-	count, next := 0, s.next
-	i := 0
-	for i+8 <= n {
+	count, next := s.count, s.next
+	i := from
+	defer func() { s.count = count }()
+	for i+8 <= to {
 		w := binary.LittleEndian.Uint64(data[i:])
 		if high := w & swarHighs; high != 0 {
 			// ASCII up to the first byte >= 0x80, then a run of multi-byte
@@ -70,7 +138,8 @@ func ScanText(data []byte) (Lines, *errcode.Error) {
 			}
 			var bad bool
 			if i, bad = skipMultiByte(data, i+k); bad {
-				return Lines{}, notUTF8(i)
+				s.err = notUTF8(i)
+				return
 			}
 			continue
 		}
@@ -83,19 +152,19 @@ func ScanText(data []byte) (Lines, *errcode.Error) {
 		}
 		i += 8
 	}
-	for ; i < n; i++ {
+	for ; i < to; i++ {
 		switch c := data[i]; {
 		case c == '\n':
 			count, next = s.newlines(1<<7, i, count)
 		case c >= 0x80:
 			j, bad := skipMultiByte(data, i)
 			if bad {
-				return Lines{}, notUTF8(j)
+				s.err = notUTF8(j)
+				return
 			}
 			i = j - 1
 		}
 	}
-	return s.finish(count), nil
 }
 
 // skipMultiByte skips the run of multi-byte characters that starts at i and
@@ -135,12 +204,21 @@ func newlineMask(w uint64) uint64 {
 	return ^((t&^swarHighs + swarOnes*0x7F) | t) & swarHighs
 }
 
-// lineScan builds the marks as ScanText meets newlines.
+// lineScan builds the marks as ScanText meets newlines, over all of data
+// or one half of it.
 type lineScan struct {
 	data  []byte
 	marks []lineMark
 	// next is the offset of the first block that has no mark yet.
 	next int
+	// firstBlock is the first block this scan may mark: a second half
+	// leaves the block where it starts to the first half.
+	firstBlock int
+	// firstMark is the first line start met, when hasFirst.
+	firstMark lineMark
+	hasFirst  bool
+	count     int // newlines met
+	err       *errcode.Error
 }
 
 // newlines takes the newlines flagged in mask, the high bits of the word at
@@ -157,28 +235,30 @@ func (s *lineScan) newlines(mask uint64, base, count int) (int, int) {
 	return count, s.next
 }
 
-// mark records that line 1 starts at start 0.
-func (s *lineScan) mark(start int) { s.markLine(1, start) }
-
 // markLine records that line starts at start, for every block up to the
 // one that holds start.
 func (s *lineScan) markLine(line, start int) {
 	m := lineMark{uint32(line), uint32(start)}
+	if !s.hasFirst {
+		s.firstMark, s.hasFirst = m, true
+	}
 	last := start / lineBlock
-	for k := s.next / lineBlock; k <= last; k++ {
+	for k := max(s.next/lineBlock, s.firstBlock); k <= last; k++ {
 		s.marks[k] = m
 	}
 	s.next = (last + 1) * lineBlock
 }
 
-func (s *lineScan) finish(newlines int) Lines {
+// finish completes the index of newlines newlines, marking the blocks from
+// offset next on, where no line starts, with the end.
+func (s *lineScan) finish(newlines, next int) Lines {
 	n := len(s.data)
 	count := newlines
 	if n > 0 && s.data[n-1] != '\n' {
 		count++
 	}
 	end := lineMark{uint32(count + 1), uint32(n)}
-	for k := s.next / lineBlock; k < len(s.marks); k++ {
+	for k := next / lineBlock; k < len(s.marks); k++ {
 		s.marks[k] = end
 	}
 	return Lines{data: s.data, count: count, marks: s.marks}

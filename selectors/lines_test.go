@@ -233,3 +233,50 @@ func firstInvalidRef(data []byte) int {
 	}
 	return len(data)
 }
+
+// TestScanTextHalves checks the two-half scan against the one-pass scan,
+// split at every offset of texts whose lines, characters and errors fall
+// on either side of the split and of block boundaries.
+func TestScanTextHalves(t *testing.T) {
+	t.Parallel()
+	texts := []string{
+		"a\nb\n", "\n\n\n", "no newline at all" + strings.Repeat("é", 300),
+		strings.Repeat("é\n€x\n", 200), strings.Repeat("ab\r\n", 300) + "end",
+		strings.Repeat("z", 2*lineBlock+7) + "\n" + strings.Repeat("中文\n", 150),
+		"x\n" + strings.Repeat("y", 3*lineBlock) + "\n",
+		strings.Repeat("x", 1500) + "\xe2\x82", strings.Repeat("€", 400) + "\xff" + strings.Repeat("y\n", 50),
+		"\xff" + strings.Repeat("a\n", 700), strings.Repeat("a\n", 700) + "\xc3",
+	}
+	for _, text := range texts {
+		data := []byte(text)
+		want, werr := scanText(data, -1)
+		for at := 0; at <= len(data); at += 1 + len(data)/300 {
+			got, gerr := scanText(data, at)
+			if werr != nil {
+				require.NotNil(t, gerr, "split %d", at)
+				require.Equal(t, werr.Details, gerr.Details, "split %d", at)
+				continue
+			}
+			require.Nil(t, gerr, "split %d", at)
+			require.Equal(t, want.count, got.count, "split %d", at)
+			require.Equal(t, want.marks, got.marks, "split %d of %q", at, text[:min(len(text), 40)])
+		}
+	}
+}
+
+func FuzzScanTextHalves(f *testing.F) {
+	f.Add([]byte("a\nb€\n"), uint16(2))
+	f.Add([]byte("x\xe2\x82\n\n"), uint16(3))
+	f.Fuzz(func(t *testing.T, data []byte, at uint16) {
+		want, werr := scanText(data, -1)
+		got, gerr := scanText(data, int(at)%(len(data)+1))
+		if werr != nil {
+			require.NotNil(t, gerr)
+			require.Equal(t, werr.Details, gerr.Details)
+			return
+		}
+		require.Nil(t, gerr)
+		require.Equal(t, want.count, got.count)
+		require.Equal(t, want.marks, got.marks)
+	})
+}
