@@ -23,9 +23,7 @@ func AnalyzeDigested(data []byte, d *Digest) (*Text, *errcode.Error) {
 	t := &Text{Data: data}
 	if d == nil {
 		d = &Digest{}
-		if len(data) >= parallelHash {
-			d.Watch(data)
-		}
+		d.Watch(data) // on its own goroutine only from parallelHash bytes
 	}
 	defer func() { t.Sum = d.Sum(data) }()
 	lines, err := selectors.ScanText(data)
