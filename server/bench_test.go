@@ -220,3 +220,15 @@ func BenchmarkReadMessage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStdioToolsList is tools/list over the stdio loop: what a client
+// asks once, right after the handshake.
+func BenchmarkStdioToolsList(b *testing.B) {
+	s := startBench(b, nil)
+	for b.Loop() {
+		s.id++
+		if resp := s.roundTrip(`{"jsonrpc":"2.0","id":` + strconv.Itoa(s.id) + `,"method":"tools/list"}`); !bytes.Contains(resp, []byte(`"expand_edit"`)) {
+			b.Fatalf("tools/list: %s", resp[:min(len(resp), 400)])
+		}
+	}
+}
