@@ -90,18 +90,14 @@ func (b *Briefing) inspectUnkept(f *workspace.File, src results.Source) (d *resu
 	if size != f.Size() && b.store.Fits(size) {
 		return nil, false, nil
 	}
-	view := results.Full
-	if b.opts.Context == Bounded {
-		view = results.Compact
-	}
 	if r := b.store.Reusable(sum.Sum, true, src); r != nil {
-		d := results.Describe(r.Text, true, src, results.Retained{Result: r, Reused: true}, view, b.opts.Limits.PreviewBytes)
+		d := results.Describe(r.Text, true, src, results.Retained{Result: r, Reused: true}, b.view(), b.opts.Limits.PreviewBytes)
 		return &d, true, nil
 	}
 	if b.opts.Context == Bounded {
 		return nil, true, storeFull(size, b.store)
 	}
-	desc := results.DescribeSummary(sum, true, src, view, b.opts.Limits.PreviewBytes)
+	desc := results.DescribeSummary(sum, true, src, b.view(), b.opts.Limits.PreviewBytes)
 	return &desc, true, nil
 }
 
@@ -109,15 +105,20 @@ func (b *Briefing) inspectUnkept(f *workspace.File, src results.Source) (d *resu
 // bounded context a full store is the error store_full (SPEC section 7).
 func (b *Briefing) retain(t *results.Text, complete bool, src results.Source) (*results.Descriptor, *errcode.Error) {
 	got := b.store.Retain(t, complete, src)
-	view := results.Full
-	if b.opts.Context == Bounded {
-		if got.Result == nil {
-			return nil, storeFull(int64(len(t.Data)), b.store)
-		}
-		view = results.Compact
+	if b.opts.Context == Bounded && got.Result == nil {
+		return nil, storeFull(int64(len(t.Data)), b.store)
 	}
-	d := results.Describe(t, complete, src, got, view, b.opts.Limits.PreviewBytes)
+	d := results.Describe(t, complete, src, got, b.view(), b.opts.Limits.PreviewBytes)
 	return &d, nil
+}
+
+// view is how descriptors are shown under the context policy: compact in
+// bounded context (SPEC section 7).
+func (b *Briefing) view() results.View {
+	if b.opts.Context == Bounded {
+		return results.Compact
+	}
+	return results.Full
 }
 
 func storeFull(size int64, s *results.Store) *errcode.Error {

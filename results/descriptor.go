@@ -2,6 +2,8 @@ package results
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 
 	"loom-results/selectors"
@@ -40,17 +42,24 @@ const (
 
 // Describe returns the descriptor of t as Retain kept it (or did not).
 func Describe(t *Text, complete bool, src Source, got Retained, view View, previewBytes int64) Descriptor {
+	return describe(t.Sum, int64(len(t.Data)), int64(t.Lines.Count()), t.JSON, t.Data, complete, src, got, view, previewBytes)
+}
+
+// describe builds a descriptor from a text's facts; head is the text, or at
+// least its first previewBytes+1 bytes.
+func describe(sum [sha256.Size]byte, size, lines int64, typ selectors.JSONType, head []byte,
+	complete bool, src Source, got Retained, view View, previewBytes int64) Descriptor {
 	d := Descriptor{
-		SHA256:   t.Hex(),
-		Bytes:    int64(len(t.Data)),
-		Lines:    int64(t.Lines.Count()),
+		SHA256:   hex.EncodeToString(sum[:]),
+		Bytes:    size,
+		Lines:    lines,
 		Complete: complete,
 		Source:   src,
 		Retained: got.Result != nil,
 	}
-	if t.JSON != "" {
-		typ := string(t.JSON)
-		d.JSON = &typ
+	if typ != "" {
+		t := string(typ)
+		d.JSON = &t
 	}
 	if got.Result != nil {
 		d.ID = &got.Result.ID
@@ -58,7 +67,7 @@ func Describe(t *Text, complete bool, src Source, got Retained, view View, previ
 		d.Reason = ReasonStoreFull
 	}
 	if view == Full {
-		p, whole := Preview(t.Data, previewBytes)
+		p, whole := Preview(head, previewBytes)
 		d.Preview, d.PreviewComplete = &p, &whole
 	}
 	if view != Listed {

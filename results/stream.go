@@ -3,7 +3,6 @@ package results
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"hash"
 	"unicode/utf8"
 
@@ -81,7 +80,7 @@ func (s *StreamScan) Write(chunk []byte) {
 		base++
 		if utf8.FullRune(s.carry) {
 			if r, _ := utf8.DecodeRune(s.carry); r == utf8.RuneError {
-				s.err = notUTF8At(base - int64(len(s.carry)))
+				s.err = selectors.NotUTF8(base - int64(len(s.carry)))
 				return
 			}
 			s.carry = s.carry[:0]
@@ -98,7 +97,7 @@ func (s *StreamScan) Write(chunk []byte) {
 		}
 	}
 	if !utf8.Valid(chunk[:cut]) {
-		s.err = notUTF8At(base + int64(firstInvalid(chunk[:cut])))
+		s.err = selectors.NotUTF8(base + int64(selectors.FirstInvalidUTF8(chunk[:cut])))
 		return
 	}
 	s.carry = append(s.carry, chunk[cut:]...)
@@ -118,7 +117,7 @@ func (s *StreamScan) MaybeJSON() bool {
 // Finish returns the summary, or not_utf8 for a text that is not UTF-8.
 func (s *StreamScan) Finish() (*Summary, *errcode.Error) {
 	if s.err == nil && len(s.carry) > 0 {
-		s.err = notUTF8At(s.size - int64(len(s.carry)))
+		s.err = selectors.NotUTF8(s.size - int64(len(s.carry)))
 	}
 	if s.err != nil {
 		return nil, s.err
@@ -132,46 +131,8 @@ func (s *StreamScan) Finish() (*Summary, *errcode.Error) {
 	return sum, nil
 }
 
-func notUTF8At(off int64) *errcode.Error {
-	return errcode.Offset(errcode.NotUTF8, off, "not valid UTF-8 at byte %d", off)
-}
-
-// firstInvalid returns the offset of the first invalid UTF-8 sequence of b.
-func firstInvalid(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
-}
-
 // DescribeSummary returns the descriptor of a text that was not kept (the
 // store is full): as Describe's for a result that did not fit.
 func DescribeSummary(s *Summary, complete bool, src Source, view View, previewBytes int64) Descriptor {
-	d := Descriptor{
-		SHA256:   hex.EncodeToString(s.Sum[:]),
-		Bytes:    s.Size,
-		Lines:    s.Lines,
-		Complete: complete,
-		Source:   src,
-		Reason:   ReasonStoreFull,
-	}
-	if view == Full {
-		var p string
-		whole := s.Size <= previewBytes
-		if whole {
-			p = string(s.Head[:s.Size])
-		} else {
-			p = string(s.Head[:selectors.FloorCharBoundary(s.Head, int(previewBytes))])
-		}
-		d.Preview, d.PreviewComplete = &p, &whole
-	}
-	if view != Listed {
-		reused := false
-		d.Reused = &reused
-	}
-	return d
+	return describe(s.Sum, s.Size, s.Lines, "", s.Head, complete, src, Retained{}, view, previewBytes)
 }

@@ -360,12 +360,12 @@ func (ix *JSONIndex) StringText(n NodeID) (text string, invalidAt int) {
 		return string(ix.data[nd.start+1 : nd.end-1]), -1
 	}
 	buf, _, _ := jsonDecodeString(make([]byte, 0, nd.end-nd.start), ix.data, int(nd.start), int(nd.end), false)
-	return string(buf), jsonFirstInvalid(buf)
+	return string(buf), FirstInvalidUTF8(buf)
 }
 
-// jsonFirstInvalid returns the offset of the first byte of b that does not
-// start a valid UTF-8 sequence, or -1.
-func jsonFirstInvalid(b []byte) int {
+// FirstInvalidUTF8 returns the offset of the first byte of b that does not
+// start a valid UTF-8 sequence, or -1 when b is valid UTF-8.
+func FirstInvalidUTF8(b []byte) int {
 	if utf8.Valid(b) {
 		return -1
 	}

@@ -138,7 +138,7 @@ func (s *lineScan) scan(from, to int) {
 			}
 			var bad bool
 			if i, bad = skipMultiByte(data, i+k); bad {
-				s.err = notUTF8(i)
+				s.err = NotUTF8(int64(i))
 				return
 			}
 			continue
@@ -159,7 +159,7 @@ func (s *lineScan) scan(from, to int) {
 		case c >= 0x80:
 			j, bad := skipMultiByte(data, i)
 			if bad {
-				s.err = notUTF8(j)
+				s.err = NotUTF8(int64(j))
 				return
 			}
 			i = j - 1
@@ -193,7 +193,9 @@ func skipMultiByte(data []byte, i int) (end int, bad bool) {
 	return i, false
 }
 
-func notUTF8(off int) *errcode.Error {
+// NotUTF8 is the not_utf8 error of text whose first invalid UTF-8
+// sequence starts at offset off.
+func NotUTF8(off int64) *errcode.Error {
 	return errcode.Offset(errcode.NotUTF8, int64(off), "not valid UTF-8 at byte %d", off)
 }
 
