@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"loom-results/internal/loombin"
 )
 
 // binary is the loom-results executable that TestMain builds once.
@@ -36,23 +37,11 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "loom-results")
-	cmd := exec.Command(goTool(), "build", "-o", binary, "loom-results/cmd/loom-results")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "conformance: building loom-results:", err)
+	if binary, err = loombin.Build(context.Background(), dir); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
 		return 1
 	}
 	return m.Run()
-}
-
-// goTool returns the go command. go test puts its own GOROOT/bin first on
-// PATH, so the binary under test is built by the toolchain running the test.
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
 // The workspace every session reads. notes has a quote and a tab, so its

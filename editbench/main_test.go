@@ -1,15 +1,15 @@
 package editbench
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-
 	"testing"
 
+	"loom-results/internal/loombin"
 	// The tests run a binary that TestMain builds, which go test cannot see.
 	// Importing the server makes its sources part of this test's inputs, so
 	// a change to them invalidates cached results.
@@ -35,11 +35,8 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "loom-results")
-	cmd := exec.Command(goTool(), "build", "-o", binary, "loom-results/cmd/loom-results")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "editbench: building loom-results:", err)
+	if binary, err = loombin.Build(context.Background(), dir); err != nil {
+		fmt.Fprintln(os.Stderr, "editbench:", err)
 		return 1
 	}
 	repo = filepath.Join(dir, "repo")
@@ -48,15 +45,6 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-// goTool returns the go command. go test puts its own GOROOT/bin first on
-// PATH, so the binary under test is built by the toolchain running the test.
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
 // numbered returns n lines made by format from 1..n.

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"loom-results/internal/loombin"
 )
 
 // Config is one run.
@@ -78,8 +80,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	bin := cfg.Server
 	if bin == "" {
-		if bin, err = build(ctx, tmp); err != nil {
-			return nil, err
+		if bin, err = loombin.Build(ctx, tmp); err != nil {
+			return nil, fmt.Errorf("%w\n(outside the module, give --server)", err)
 		}
 	}
 	proc, err := startServer(ctx, bin, []string{

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,19 +25,6 @@ type serverProc struct {
 	log  *tailBuffer
 	done chan struct{} // closed when the process has exited
 	err  error         // its exit, once done is closed
-}
-
-// build compiles the server into dir and returns the binary's path. It
-// runs in the working directory, which must be inside the loom-results
-// module.
-func build(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "loom-results")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "loom-results/cmd/loom-results")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build loom-results/cmd/loom-results (run inside the module, or give --server): %v\n%s", err, out)
-	}
-	return bin, nil
 }
 
 // urlLine is the log line ServeHTTP writes once it listens.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"loom-results/internal/loombin"
 )
 
 func TestMedian(t *testing.T) {
@@ -81,10 +83,8 @@ func TestRunSmoke(t *testing.T) {
 		t.Skip("builds and starts servers")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "loom-results")
-	build := exec.Command("go", "build", "-o", bin, "loom-results/cmd/loom-results")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin, err := loombin.Build(context.Background(), dir)
+	require.NoError(t, err)
 	root := filepath.Join(dir, "root")
 	require.NoError(t, os.Mkdir(root, 0o755))
 	root, err = filepath.EvalSymlinks(root)

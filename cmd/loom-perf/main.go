@@ -19,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 
+	"loom-results/internal/loombin"
 	"loom-results/perfbench"
 )
 
@@ -60,11 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	modRoot, _ := moduleRoot(ctx)
 
 	if *loom == "" {
-		*loom = filepath.Join(tmp, "loom-results")
-		build := exec.CommandContext(ctx, "go", "build", "-o", *loom, "loom-results/cmd/loom-results")
-		build.Stdout, build.Stderr = stderr, stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building loom-results: %w", err)
+		if *loom, err = loombin.Build(ctx, tmp); err != nil {
+			return err
 		}
 	}
 	cfg.Loom = []string{*loom}
