@@ -7,6 +7,7 @@ import (
 
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,10 +55,7 @@ func TestRunEndOfInput(t *testing.T) {
 // TestSignals starts the real binary and ends it with SIGINT and SIGTERM
 // while it waits on its input: it exits with status 0 (SPEC section 2).
 func TestSignals(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "loom-results")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := buildBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(bin, "--root", t.TempDir())
@@ -85,4 +83,42 @@ func TestSignals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInitWork runs the binary with the runtime's init trace and sums what
+// package initialisation allocates before main. Start-up is most of the time
+// to a served tools/list (README, Performance); the JSON Schema package that
+// mcp-go's server imports compiled its metaschemas at init (1.7 MB, about
+// 8 ms), which third_party/jsonschema defers to its first use. This holds the
+// start-up to that, in allocated bytes, which do not vary with the machine.
+func TestInitWork(t *testing.T) {
+	cmd := exec.Command(buildBinary(t), "--root", t.TempDir())
+	cmd.Env = append(cmd.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stderr = strings.NewReader(""), &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	total, packages := 0, 0
+	for line := range strings.Lines(stderr.String()) {
+		// init <package> @<t> ms, <t> ms clock, <n> bytes, <n> allocs
+		f := strings.Fields(line)
+		if len(f) < 11 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		n, err := strconv.Atoi(f[7])
+		require.NoError(t, err, line)
+		assert.Less(t, n, 256<<10, "one package's init allocates this much: %s", line)
+		total += n
+		packages++
+	}
+	require.Greater(t, packages, 10, "no init trace in stderr:\n%s", stderr.String())
+	assert.Less(t, total, 512<<10, "all package inits together")
+}
+
+// buildBinary builds this command into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "loom-results")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return bin
 }
