@@ -459,9 +459,13 @@ func (e *expander) path(texts []*results.Text) *string {
 			}
 		}
 		if e.ix.Kind(v) == selectors.JSONString {
-			if s, bad := e.ix.StringText(v); bad < 0 {
-				found = &s
-			}
+			// Raw invalid UTF-8 outside the nodes has failed the call
+			// already, so the text is valid but for lone surrogate
+			// escapes, kept in their 3-byte form as at pointers are: the
+			// arguments are returned with that path unchanged, so the
+			// source names it too (SPEC section 3).
+			s, _ := e.ix.StringText(v)
+			found = &s
 		}
 	}
 	if count != 1 {

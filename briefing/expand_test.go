@@ -564,7 +564,8 @@ func TestExpandInvalidArguments(t *testing.T) {
 }
 
 // TestExpandLoneSurrogateOutsideNodes checks that an escaped lone surrogate
-// outside any node is returned as it was written.
+// outside any node is returned as it was written, and names the edit's at
+// and path in its 3-byte form.
 func TestExpandLoneSurrogateOutsideNodes(t *testing.T) {
 	t.Parallel()
 	b := editBriefing(t, limits.Defaults(), Legacy)
@@ -575,7 +576,11 @@ func TestExpandLoneSurrogateOutsideNodes(t *testing.T) {
 	require.Len(t, got.Expansions, 1)
 	r, rerr := b.store.Get(*got.Expansions[0].Result)
 	require.Nil(t, rerr)
-	assert.Nil(t, r.Source.Path, "a path that is not valid UTF-8 is no path")
+	// A top-level string path names the edit (SPEC section 3), a lone
+	// surrogate escape kept in its 3-byte form as at pointers are.
+	require.NotNil(t, r.Source.Path)
+	assert.Equal(t, "/\xed\xb0\x80", *r.Source.At)
+	assert.Equal(t, "\xed\xa0\x80.go", *r.Source.Path)
 }
 
 func TestExpandStepRefusal(t *testing.T) {

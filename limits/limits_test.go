@@ -1,9 +1,11 @@
 package limits
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,6 +42,38 @@ func TestEscapedSize(t *testing.T) {
 			require.NoError(t, json.Unmarshal(quoted, &back))
 			assert.Equal(t, tt.text, back)
 		})
+	}
+}
+
+// TestAppendJSONString holds AppendJSONString to encoding/json's bytes,
+// with and without HTML escaping, but for the 3-byte form of a lone
+// surrogate, which it writes as its escape (every other invalid byte as
+// \ufffd, as encoding/json does).
+func TestAppendJSONString(t *testing.T) {
+	t.Parallel()
+	var every strings.Builder
+	for c := range 0x80 {
+		every.WriteByte(byte(c))
+	}
+	for r := rune(0x80); r < 0x3000; r += 7 {
+		every.WriteRune(r)
+	}
+	for _, s := range []string{"", "plain", `"\`, "<a&b>", "\u2027\u2028\u2029", "\xe2\x80", "\xff", "héllo", every.String()} {
+		for _, html := range []bool{true, false} {
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(html)
+			require.NoError(t, enc.Encode(s))
+			assert.Equal(t, strings.TrimSuffix(want.String(), "\n"), string(AppendJSONString(nil, s, html)), "%q html=%v", s, html)
+		}
+	}
+	for in, want := range map[string]string{
+		"k\xed\xa0\x80":            `"k\ud800"`,
+		"\xed\xb0\x80<":            `"\udc00<"`,
+		"\xed\xa0":                 `"\ufffd\ufffd"`,
+		"\xed\xa0\x80\xed\xb0\x80": `"\ud800\udc00"`,
+	} {
+		assert.Equal(t, want, string(AppendJSONString(nil, in, false)), "%q", in)
 	}
 }
 

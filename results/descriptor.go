@@ -1,11 +1,11 @@
 package results
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"strconv"
 
+	"loom-results/limits"
 	"loom-results/selectors"
 )
 
@@ -96,14 +96,54 @@ func (r *Result) listing() {
 		r.listed = Describe(r.Text, r.Complete, r.Source, Retained{Result: r}, Listed, 0)
 		short := r.listed
 		short.SHA256 = short.SHA256[:12]
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(short); err != nil {
-			panic(err) // a descriptor holds strings, numbers and bools
-		}
-		r.listedText = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		r.listedText = short.AppendJSON(nil, false)
 	})
+}
+
+// AppendJSON appends the descriptor's JSON form, as json.Marshal writes it
+// (escapeHTML) or a json.Encoder with SetEscapeHTML(false) does, except that
+// a lone surrogate kept in its 3-byte form is written back as its escape
+// (Source.AppendJSON).
+func (d *Descriptor) AppendJSON(dst []byte, escapeHTML bool) []byte {
+	str := func(dst []byte, s *string) []byte {
+		if s == nil {
+			return append(dst, "null"...)
+		}
+		return limits.AppendJSONString(dst, *s, escapeHTML)
+	}
+	dst = append(dst, `{"id":`...)
+	dst = str(dst, d.ID)
+	dst = append(dst, `,"sha256":`...)
+	dst = limits.AppendJSONString(dst, d.SHA256, escapeHTML)
+	dst = append(dst, `,"bytes":`...)
+	dst = strconv.AppendInt(dst, d.Bytes, 10)
+	dst = append(dst, `,"lines":`...)
+	dst = strconv.AppendInt(dst, d.Lines, 10)
+	dst = append(dst, `,"complete":`...)
+	dst = strconv.AppendBool(dst, d.Complete)
+	dst = append(dst, `,"source":`...)
+	dst = d.Source.AppendJSON(dst, escapeHTML)
+	dst = append(dst, `,"json":`...)
+	dst = str(dst, d.JSON)
+	if d.Preview != nil {
+		dst = append(dst, `,"preview":`...)
+		dst = limits.AppendJSONString(dst, *d.Preview, escapeHTML)
+	}
+	if d.PreviewComplete != nil {
+		dst = append(dst, `,"preview_complete":`...)
+		dst = strconv.AppendBool(dst, *d.PreviewComplete)
+	}
+	if d.Reused != nil {
+		dst = append(dst, `,"reused":`...)
+		dst = strconv.AppendBool(dst, *d.Reused)
+	}
+	dst = append(dst, `,"retained":`...)
+	dst = strconv.AppendBool(dst, d.Retained)
+	if d.Reason != "" {
+		dst = append(dst, `,"reason":`...)
+		dst = limits.AppendJSONString(dst, d.Reason, escapeHTML)
+	}
+	return append(dst, '}')
 }
 
 // Preview returns the longest prefix of data of at most n bytes that ends on

@@ -7,15 +7,17 @@ package results
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"sync"
 
 	"loom-results/errcode"
+	"loom-results/limits"
 	"loom-results/selectors"
 )
 
 // Source says where a result came from (SPEC section 3). Its JSON form is the
-// descriptor's "source" object; two sources are equal when their JSON forms
-// are.
+// descriptor's "source" object; two sources are equal when their members
+// are, strings compared byte for byte.
 type Source struct {
 	Kind string `json:"kind"` // "file", "output" or "edit"
 	// At is the JSON pointer of the expanded node (edit).
@@ -28,6 +30,72 @@ type Source struct {
 	ExitCode     *int64  `json:"exit_code,omitempty"`
 	TimedOut     *bool   `json:"timed_out,omitempty"`
 	DroppedBytes int64   `json:"dropped_bytes,omitempty"`
+}
+
+// AppendJSON appends the source's JSON form, as json.Marshal writes it
+// (escapeHTML) or a json.Encoder with SetEscapeHTML(false) does, except that
+// a lone surrogate kept in its 3-byte form (an at pointer or a path that a
+// client sent with a lone surrogate escape) is written back as that escape
+// (limits.AppendJSONString).
+func (s *Source) AppendJSON(dst []byte, escapeHTML bool) []byte {
+	dst = append(dst, `{"kind":`...)
+	dst = limits.AppendJSONString(dst, s.Kind, escapeHTML)
+	if s.At != nil {
+		dst = append(dst, `,"at":`...)
+		dst = limits.AppendJSONString(dst, *s.At, escapeHTML)
+	}
+	if s.Path != nil {
+		dst = append(dst, `,"path":`...)
+		dst = limits.AppendJSONString(dst, *s.Path, escapeHTML)
+	}
+	if s.Label != nil {
+		dst = append(dst, `,"label":`...)
+		dst = limits.AppendJSONString(dst, *s.Label, escapeHTML)
+	}
+	if s.ExitCode != nil {
+		dst = append(dst, `,"exit_code":`...)
+		dst = strconv.AppendInt(dst, *s.ExitCode, 10)
+	}
+	if s.TimedOut != nil {
+		dst = append(dst, `,"timed_out":`...)
+		dst = strconv.AppendBool(dst, *s.TimedOut)
+	}
+	if s.DroppedBytes != 0 {
+		dst = append(dst, `,"dropped_bytes":`...)
+		dst = strconv.AppendInt(dst, s.DroppedBytes, 10)
+	}
+	return append(dst, '}')
+}
+
+// appendKey appends a form of the source in which every member is kept
+// byte for byte (strings quoted by strconv, which round-trips any bytes):
+// equal keys are equal source objects (SPEC section 3's reuse). A JSON
+// encoding would not do: encoding/json writes every invalid byte as
+// U+FFFD, so two different lone surrogates would read alike.
+func (s *Source) appendKey(dst []byte) []byte {
+	dst = strconv.AppendQuote(dst, s.Kind)
+	for _, p := range [...]*string{s.At, s.Path, s.Label} {
+		if p == nil {
+			dst = append(dst, '-')
+		} else {
+			dst = strconv.AppendQuote(dst, *p)
+		}
+	}
+	if s.ExitCode == nil {
+		dst = append(dst, '-')
+	} else {
+		dst = strconv.AppendInt(dst, *s.ExitCode, 10)
+		dst = append(dst, ',')
+	}
+	switch {
+	case s.TimedOut == nil:
+		dst = append(dst, '-')
+	case *s.TimedOut:
+		dst = append(dst, 't')
+	default:
+		dst = append(dst, 'f')
+	}
+	return strconv.AppendInt(dst, s.DroppedBytes, 10)
 }
 
 // The source kinds.

@@ -2,7 +2,6 @@ package results
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"strconv"
 	"sync"
 
@@ -155,8 +154,10 @@ func reuseKey(t *Text, complete bool, src Source) string {
 }
 
 func keyOf(sum [sha256.Size]byte, complete bool, src Source) string {
-	b, _ := json.Marshal(src) // a struct of strings, integers and bools always marshals
-	return string(sum[:]) + strconv.FormatBool(complete) + string(b)
+	b := make([]byte, 0, sha256.Size+64)
+	b = append(b, sum[:]...)
+	b = strconv.AppendBool(b, complete)
+	return string(src.appendKey(b))
 }
 
 // Fits reports whether a new result of size bytes would be retained now:

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -81,6 +83,45 @@ func TestStoreIDsAndReuse(t *testing.T) {
 	assert.Equal(t, "r5", s.Retain(text(t, "a"), true, Source{Kind: KindOutput, Label: &label}).Result.ID)
 	assert.Equal(t, "r6", s.Retain(text(t, "a"), true, Source{Kind: KindOutput, Label: &label, DroppedBytes: 3}).Result.ID)
 	assert.Equal(t, 6, s.Len())
+}
+
+// TestStoreReuseLoneSurrogates checks that sources are compared byte for
+// byte: two at pointers that differ only in a lone surrogate (kept in its
+// 3-byte form) are two sources, and the listing writes each back as its
+// escape, never as U+FFFD.
+func TestStoreReuseLoneSurrogates(t *testing.T) {
+	t.Parallel()
+	s := NewStore(limits.Defaults(), nil)
+	edit := func(at string) Source { return Source{Kind: KindEdit, At: &at} }
+	a := s.Retain(text(t, "x"), true, edit("/k\xed\xa0\x80"))
+	b := s.Retain(text(t, "x"), true, edit("/k\xed\xb0\x80"))
+	c := s.Retain(text(t, "x"), true, edit("/k\ufffd\ufffd\ufffd"))
+	require.NotNil(t, a.Result)
+	require.NotNil(t, b.Result)
+	require.NotNil(t, c.Result)
+	assert.Equal(t, []string{"r1", "r2", "r3"}, []string{a.Result.ID, b.Result.ID, c.Result.ID})
+	assert.False(t, b.Reused)
+	assert.False(t, c.Reused)
+	again := s.Retain(text(t, "x"), true, edit("/k\xed\xa0\x80"))
+	assert.Same(t, a.Result, again.Result)
+	assert.True(t, again.Reused)
+
+	assert.Equal(t, `{"id":"r1","sha256":"2d711642b726","bytes":1,"lines":1,"complete":true,`+
+		`"source":{"kind":"edit","at":"/k\ud800"},"json":null,"retained":true}`, string(a.Result.ListedText()))
+	assert.Contains(t, string(b.Result.ListedText()), `"at":"/k\udc00"`)
+
+	// Any other listing is what a json.Encoder without HTML escaping writes.
+	label, code, timedOut := "go <test> & \"x\"\n\u2028", int64(-1), false
+	src := Source{Kind: KindOutput, Label: &label, ExitCode: &code, TimedOut: &timedOut, DroppedBytes: 7}
+	r := s.Retain(text(t, "[1]"), false, src).Result
+	require.NotNil(t, r)
+	short := r.Listed()
+	short.SHA256 = short.SHA256[:12]
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(short))
+	assert.Equal(t, strings.TrimSuffix(want.String(), "\n"), string(r.ListedText()))
 }
 
 func TestStoreGet(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -331,39 +330,7 @@ func appendPage(dst []byte, p *briefing.Page) []byte {
 
 // appendDescriptor writes a results.Descriptor.
 func appendDescriptor(dst []byte, d *results.Descriptor) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = appendStringPtr(dst, d.ID)
-	dst = append(dst, `,"sha256":`...)
-	dst = appendString(dst, d.SHA256)
-	dst = append(dst, `,"bytes":`...)
-	dst = strconv.AppendInt(dst, d.Bytes, 10)
-	dst = append(dst, `,"lines":`...)
-	dst = strconv.AppendInt(dst, d.Lines, 10)
-	dst = append(dst, `,"complete":`...)
-	dst = strconv.AppendBool(dst, d.Complete)
-	dst = append(dst, `,"source":`...)
-	dst = appendSource(dst, &d.Source)
-	dst = append(dst, `,"json":`...)
-	dst = appendStringPtr(dst, d.JSON)
-	if d.Preview != nil {
-		dst = append(dst, `,"preview":`...)
-		dst = appendString(dst, *d.Preview)
-	}
-	if d.PreviewComplete != nil {
-		dst = append(dst, `,"preview_complete":`...)
-		dst = strconv.AppendBool(dst, *d.PreviewComplete)
-	}
-	if d.Reused != nil {
-		dst = append(dst, `,"reused":`...)
-		dst = strconv.AppendBool(dst, *d.Reused)
-	}
-	dst = append(dst, `,"retained":`...)
-	dst = strconv.AppendBool(dst, d.Retained)
-	if d.Reason != "" {
-		dst = append(dst, `,"reason":`...)
-		dst = appendString(dst, d.Reason)
-	}
-	return append(dst, '}')
+	return d.AppendJSON(dst, true)
 }
 
 // appendInspect writes inspect's structured content: each entry a
@@ -426,37 +393,6 @@ func appendExpansions(dst []byte, xs []briefing.Expansion) []byte {
 	return append(dst, ']')
 }
 
-// appendSource writes a results.Source.
-func appendSource(dst []byte, s *results.Source) []byte {
-	dst = append(dst, `{"kind":`...)
-	dst = appendString(dst, s.Kind)
-	if s.At != nil {
-		dst = append(dst, `,"at":`...)
-		dst = appendString(dst, *s.At)
-	}
-	if s.Path != nil {
-		dst = append(dst, `,"path":`...)
-		dst = appendString(dst, *s.Path)
-	}
-	if s.Label != nil {
-		dst = append(dst, `,"label":`...)
-		dst = appendString(dst, *s.Label)
-	}
-	if s.ExitCode != nil {
-		dst = append(dst, `,"exit_code":`...)
-		dst = strconv.AppendInt(dst, *s.ExitCode, 10)
-	}
-	if s.TimedOut != nil {
-		dst = append(dst, `,"timed_out":`...)
-		dst = strconv.AppendBool(dst, *s.TimedOut)
-	}
-	if s.DroppedBytes != 0 {
-		dst = append(dst, `,"dropped_bytes":`...)
-		dst = strconv.AppendInt(dst, s.DroppedBytes, 10)
-	}
-	return append(dst, '}')
-}
-
 // appendFailure writes the structured content of an error answer. Its
 // "error" is errorJSON's output, made of json.Marshal's: compact already,
 // so nesting it leaves it as it is.
@@ -504,74 +440,11 @@ func appendIntPtr(dst []byte, n *int64) []byte {
 	return strconv.AppendInt(dst, *n, 10)
 }
 
-// appendString writes s as a JSON string as json.Marshal does: `"` and `\`
-// escaped; \b, \f, \n, \r and \t short; other control bytes and, for HTML
-// safety, <, > and & as \u00XX; U+2028 and U+2029 as \u2028 and \u2029;
-// each byte of other invalid UTF-8 as \ufffd. Unlike json.Marshal, it writes
+// appendString writes s as a JSON string as json.Marshal does, except that
 // a surrogate in its 3-byte form (a lone surrogate escape that a client sent
-// in a member name or path, decoded as in WTF-8) as its \uXXXX escape, so
-// that the client gets back what it sent (SPEC 5.1's at, inspect's path).
+// in a member name or path, decoded as in WTF-8) is written as its \uXXXX
+// escape, so that the client gets back what it sent (SPEC 5.1's at,
+// inspect's path): limits.AppendJSONString with HTML escaping.
 func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if htmlSafe[b] {
-			i++
-			continue
-		}
-		if b < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			if b == '<' || b == '>' || b == '&' {
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			} else {
-				dst = limits.AppendEscapedByte(dst, b)
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			if i+2 < len(s) && b == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2]&0xC0 == 0x80 {
-				// A lone surrogate that the client sent as an escape
-				// (\ud800) and a name or path kept in its 3-byte form:
-				// written back as the escape, not as U+FFFD.
-				r := rune(b&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
-				dst = append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
-				i += 3
-			} else {
-				dst = append(dst, `\ufffd`...)
-				i++
-			}
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return limits.AppendJSONString(dst, s, true)
 }
-
-const hexDigits = "0123456789abcdef"
-
-// htmlSafe is true for the bytes json.Marshal writes as they are in a
-// string: ASCII but the control bytes, `"`, `\`, <, > and &. (Bytes from
-// 0x80 start a character that is checked as a whole.)
-var htmlSafe = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = true
-	}
-	for _, c := range `"\<>&` {
-		t[c] = false
-	}
-	return t
-}()
