@@ -40,7 +40,7 @@ type lineMark struct{ line, start uint32 }
 const lineBlock = 512
 
 // ScanText checks that data is valid UTF-8 and builds its line index in the
-// same pass, eight bytes at a time; from 2 MiB on, its two halves on two
+// same pass, one index block at a time; from 2 MiB on, its two halves on two
 // goroutines. Invalid UTF-8 fails with not_utf8, whose offset is the start
 // of the first invalid sequence. data is kept, not copied: it must not
 // change afterwards.
@@ -114,57 +114,107 @@ func scanText(data []byte, at int) (Lines, *errcode.Error) {
 	return first.finish(first.count+second.count, next), nil
 }
 
-// scan validates and scans data[from:to] for newlines, going on from the
-// scan's count; a failure is left in s.err.
+// scan validates data[from:to] and indexes its newlines, going on from the
+// scan's count; a failure is left in s.err. It goes one index block at a
+// time: the block's UTF-8 check (a whole block of ASCII at once), then its
+// newlines, counted with bytes.Count and found with bytes.IndexByte only
+// while the block's mark is still to be set, so an ASCII block costs three
+// passes that run at memory speed instead of a loop over its words.
 func (s *lineScan) scan(from, to int) {
 	data := s.data[:to]
-	// The hot loop keeps the newline count and the next unmarked block in
-	// locals; s.newlines takes the words that reach that block.
-	count, next := s.count, s.next
-	i := from
+	count := s.count
 	defer func() { s.count = count }()
-	for i+8 <= to {
-		w := binary.LittleEndian.Uint64(data[i:])
-		if high := w & swarHighs; high != 0 {
-			// ASCII up to the first byte >= 0x80, then a run of multi-byte
-			// characters (none of whose bytes is '\n').
-			k := bits.TrailingZeros64(high) >> 3
-			if m := newlineMask(w) & (1<<(8*k) - 1); m != 0 {
-				if i+8 < next {
-					count += bits.OnesCount64(m)
-				} else {
-					count, next = s.newlines(m, i, count)
-				}
-			}
+	valid := from // data[from:valid] is UTF-8
+	for i := from; i < to; {
+		end := min((i/lineBlock+1)*lineBlock, to)
+		if valid < end {
 			var bad bool
-			if i, bad = skipMultiByte(data, i+k); bad {
-				s.err = NotUTF8(int64(i))
+			if valid, bad = validUTF8(data, valid, end); bad {
+				s.err = NotUTF8(int64(valid))
 				return
 			}
+		}
+		// A newline at p starts a line at p+1, which marks the blocks up
+		// to its own when it is at or after s.next.
+		for s.next <= end {
+			lo := max(i, s.next-1)
+			p := bytes.IndexByte(data[lo:end], '\n')
+			if p < 0 || lo+p+1 >= len(s.data) {
+				break
+			}
+			p += lo
+			s.markLine(count+bytes.Count(data[i:p], newline)+2, p+1)
+		}
+		count += bytes.Count(data[i:end], newline)
+		i = end
+	}
+}
+
+var newline = []byte{'\n'}
+
+// validUTF8 checks data from v on, up to end at least, and returns where it
+// stopped: end, or past it when characters run on across end; bad reports an
+// invalid sequence, which then starts at the returned offset.
+func validUTF8(data []byte, v, end int) (int, bool) {
+	if asciiOnly(data[v:end]) {
+		return end, false
+	}
+	n := len(data)
+	for v < end {
+		if v+8 <= end {
+			w := binary.LittleEndian.Uint64(data[v:])
+			high := w & swarHighs
+			if high == 0 || twoByteOnly(w) {
+				v += 8
+				continue
+			}
+			v += bits.TrailingZeros64(high) >> 3
+		} else if data[v] < 0x80 {
+			v++
 			continue
 		}
-		if m := newlineMask(w); m != 0 {
-			if i+8 < next {
-				count += bits.OnesCount64(m)
-			} else {
-				count, next = s.newlines(m, i, count)
-			}
+		// The common two-byte character inline, the rest in skipMultiByte.
+		if c := data[v]; c >= 0xC2 && c < 0xE0 && v+1 < n && data[v+1]&0xC0 == 0x80 {
+			v += 2
+			continue
 		}
-		i += 8
-	}
-	for ; i < to; i++ {
-		switch c := data[i]; {
-		case c == '\n':
-			count, next = s.newlines(1<<7, i, count)
-		case c >= 0x80:
-			j, bad := skipMultiByte(data, i)
-			if bad {
-				s.err = NotUTF8(int64(j))
-				return
-			}
-			i = j - 1
+		var bad bool
+		if v, bad = skipMultiByte(data, v); bad {
+			return v, true
 		}
 	}
+	return v, false
+}
+
+// twoByteOnly reports that every byte of w of 0x80 or above belongs to a
+// two-byte character (U+0080 to U+07FF) that lies wholly in w: a lead byte
+// 0xC2-0xDF followed by a continuation byte 0x80-0xBF, and no other.
+func twoByteOnly(w uint64) bool {
+	high := w & swarHighs
+	bit6 := (w << 1) & swarHighs // each byte's bit 6, at its bit 7
+	bit5 := (w << 2) & swarHighs
+	lead, cont := high&bit6, high&^bit6
+	// 0xC0 and 0xC1 would be overlong: a lead needs one of its bits 1-4.
+	payload := (w&(swarOnes*0x1E) + swarOnes*0x7F) & swarHighs
+	return lead&bit5 == 0 && lead&^payload == 0 && lead>>56 == 0 && cont == lead<<8
+}
+
+// asciiOnly reports that no byte of b is 0x80 or above.
+func asciiOnly(b []byte) bool {
+	var acc uint64
+	for len(b) >= 32 {
+		acc |= binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[8:]) |
+			binary.LittleEndian.Uint64(b[16:]) | binary.LittleEndian.Uint64(b[24:])
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		acc |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		acc |= uint64(c)
+	}
+	return acc&swarHighs == 0
 }
 
 // skipMultiByte skips the run of multi-byte characters that starts at i and
@@ -199,13 +249,6 @@ func NotUTF8(off int64) *errcode.Error {
 	return errcode.Offset(errcode.NotUTF8, int64(off), "not valid UTF-8 at byte %d", off)
 }
 
-// newlineMask returns the high bit of every byte of w that is '\n', with no
-// false positives.
-func newlineMask(w uint64) uint64 {
-	t := w ^ swarOnes*'\n'
-	return ^((t&^swarHighs + swarOnes*0x7F) | t) & swarHighs
-}
-
 // lineScan builds the marks as ScanText meets newlines, over all of data
 // or one half of it.
 type lineScan struct {
@@ -221,20 +264,6 @@ type lineScan struct {
 	hasFirst  bool
 	count     int // newlines met
 	err       *errcode.Error
-}
-
-// newlines takes the newlines flagged in mask, the high bits of the word at
-// base, after count newlines, marking the lines that start in unmarked
-// blocks. It returns the new count and next unmarked block.
-func (s *lineScan) newlines(mask uint64, base, count int) (int, int) {
-	for ; mask != 0; mask &= mask - 1 {
-		count++
-		// A newline at p starts a line at p+1.
-		if start := base + bits.TrailingZeros64(mask)>>3 + 1; start >= s.next && start < len(s.data) {
-			s.markLine(count+1, start)
-		}
-	}
-	return count, s.next
 }
 
 // markLine records that line starts at start, for every block up to the

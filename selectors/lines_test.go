@@ -1,6 +1,8 @@
 package selectors
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -279,4 +281,46 @@ func FuzzScanTextHalves(f *testing.F) {
 		require.Equal(t, want.count, got.count)
 		require.Equal(t, want.marks, got.marks)
 	})
+}
+
+// TestTwoByteOnly checks the word test of two-byte characters against
+// decoding, over words made of ASCII, valid two-byte characters and any
+// of the bytes that lead or continue other sequences, at every position.
+func TestTwoByteOnly(t *testing.T) {
+	t.Parallel()
+	others := []byte{0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE2, 0xED, 0xF0, 0xF4, 0xF8, 0xFF}
+	rng := rand.New(rand.NewPCG(1, 2))
+	valid := 0
+	for range 300000 {
+		var b []byte
+		for len(b) < 8 {
+			switch r := rng.IntN(10); {
+			case r < 5:
+				b = append(b, byte(rng.IntN(0x80)))
+			case r < 8:
+				b = append(b, byte(0xC2+rng.IntN(0xE0-0xC2)), byte(0x80+rng.IntN(0x40)))
+			default:
+				b = append(b, others[rng.IntN(len(others))])
+			}
+		}
+		word := b[:8]
+		want := true
+	decode:
+		for i := 0; i < len(word); {
+			switch c := word[i]; {
+			case c < 0x80:
+				i++
+			case c >= 0xC2 && c <= 0xDF && i+1 < len(word) && word[i+1]&0xC0 == 0x80:
+				i += 2
+			default:
+				want = false
+				break decode
+			}
+		}
+		if want {
+			valid++
+		}
+		require.Equal(t, want, twoByteOnly(binary.LittleEndian.Uint64(word)), "% x", word)
+	}
+	require.Greater(t, valid, 10000, "too few valid words to test")
 }
