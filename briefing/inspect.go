@@ -123,6 +123,13 @@ func (b *Briefing) view() results.View {
 
 func storeFull(size int64, s *results.Store) *errcode.Error {
 	cfg := s.Config()
+	if s.FitsOwnCaps(size) {
+		// The process-wide cap is the one in the way.
+		q := s.Quota()
+		return errcode.New(errcode.StoreFull,
+			"a %d-byte result does not fit: the sessions of this server hold %d of the %d bytes they may keep together (--max-total-bytes)",
+			size, q.Used(), q.Limit()).With("size", size)
+	}
 	return errcode.New(errcode.StoreFull,
 		"a %d-byte result does not fit: the store holds %d of %d results and %d of %d bytes (at most %d a result)",
 		size, s.Len(), cfg.MaxResults, s.Bytes(), cfg.MaxStoreBytes, cfg.MaxResultBytes).With("size", size)

@@ -42,6 +42,9 @@ func (q *Quota) release(n int64) {
 	q.mu.Unlock()
 }
 
+// Limit returns the quota's cap.
+func (q *Quota) Limit() int64 { return q.limit }
+
 // Used returns the bytes reserved by all stores.
 func (q *Quota) Used() int64 {
 	q.mu.Lock()
@@ -164,8 +167,18 @@ func keyOf(sum [sha256.Size]byte, complete bool, src Source) string {
 // under the result, store, count and process caps. A text that would be
 // reused fits whatever its size (Reusable).
 func (s *Store) Fits(size int64) bool {
-	return size <= s.cfg.MaxResultBytes && s.fits(1, size) && s.quota.available(size)
+	return s.FitsOwnCaps(size) && s.quota.available(size)
 }
+
+// FitsOwnCaps reports whether a new result of size bytes is within this
+// store's caps (the result, count and store caps), the process-wide quota
+// aside.
+func (s *Store) FitsOwnCaps(size int64) bool {
+	return size <= s.cfg.MaxResultBytes && s.fits(1, size)
+}
+
+// Quota returns the process-wide quota the store shares.
+func (s *Store) Quota() *Quota { return s.quota }
 
 // Reusable returns the retained result with this digest, completeness and
 // source, or nil: what Retain would reuse.
