@@ -135,7 +135,7 @@ func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
 
 // unresolved is the error of a part that does not resolve.
 func (b *Briefing) unresolved(at string, cause *errcode.Error) *errcode.Error {
-	return errcode.New(errcode.UnresolvedEdit, "edit part at %q does not resolve: %s", at, cause.Error()).
+	return errcode.New(errcode.UnresolvedEdit, "edit part at %s does not resolve: %s", quoted(at), cause.Error()).
 		With("at", at).With("cause", cause)
 }
 
@@ -168,7 +168,7 @@ func (e *expander) walk(n NodeID, at string, resolve bool) *errcode.Error {
 	switch ix.Kind(n) {
 	case selectors.JSONString:
 		if !resolve && ix.InvalidUTF8(n) {
-			return errcode.New(errcode.InvalidArgument, "the string at %q in arguments is not valid UTF-8", at)
+			return errcode.New(errcode.InvalidArgument, "the string at %s in arguments is not valid UTF-8", quoted(at))
 		}
 	case selectors.JSONArray:
 		for i, v := range ix.Elements(n) {
@@ -185,7 +185,7 @@ func (e *expander) walk(n NodeID, at string, resolve bool) *errcode.Error {
 		}
 		for m, v := range ix.Members(n) {
 			if !resolve && m.InvalidUTF8 {
-				return errcode.New(errcode.InvalidArgument, "a member name in %q in arguments is not valid UTF-8", at)
+				return errcode.New(errcode.InvalidArgument, "a member name in %s in arguments is not valid UTF-8", quoted(at))
 			}
 			if err := e.walk(v, at+"/"+escapeToken(m.Name), resolve); err != nil {
 				return err
@@ -306,7 +306,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 	hasResult := false
 	for m, v := range e.ix.Members(p) {
 		if seen[m.Name] {
-			return r, errcode.New(errcode.InvalidArgument, "member %q is given twice", m.Name)
+			return r, errcode.New(errcode.InvalidArgument, "member %s is given twice", quoted(m.Name))
 		}
 		seen[m.Name] = true
 		if e.ix.Kind(v) == selectors.JSONNull && optionalMember[m.Name] {
@@ -335,7 +335,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 			as = &s
 		default:
 			err = errcode.New(errcode.InvalidArgument,
-				"unknown member %q; a reference has result, sha256 and one of bytes, lines or pointer (with as)", m.Name)
+				"unknown member %s; a reference has result, sha256 and one of bytes, lines or pointer (with as)", quoted(m.Name))
 		}
 		if err != nil {
 			return r, err
@@ -490,4 +490,11 @@ func (e *expander) expandedArguments(texts []*results.Text) json.RawMessage {
 		pos = n.span.End
 	}
 	return append(out, e.data[pos:]...)
+}
+
+// quoted quotes s for a message as the answer's JSON writes it, so that a
+// lone surrogate kept in its 3-byte form reads as the escape the client
+// sent (\ud800), as in the error's at.
+func quoted(s string) string {
+	return string(limits.AppendJSONString(nil, s, false))
 }
