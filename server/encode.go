@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -169,6 +170,19 @@ func appendID(dst []byte, id mcp.RequestId) ([]byte, error) {
 		return strconv.AppendInt(dst, v, 10), nil
 	case int:
 		return strconv.AppendInt(dst, int64(v), 10), nil
+	case json.RawMessage:
+		// An id as the client wrote it (withRequestID): one string or
+		// number token, which json.Marshal copies but for white space
+		// and the HTML characters in a string.
+		if bytes.ContainsAny(v, " \t\r\n<>&\u2028\u2029") {
+			var compact, escaped bytes.Buffer
+			if err := json.Compact(&compact, v); err != nil {
+				return dst, err
+			}
+			json.HTMLEscape(&escaped, compact.Bytes())
+			return append(dst, escaped.Bytes()...), nil
+		}
+		return append(dst, v...), nil
 	}
 	b, err := json.Marshal(id)
 	if err != nil {

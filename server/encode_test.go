@@ -80,7 +80,7 @@ func (tw *twin) exchange(line []byte) inbound {
 	if msg.response {
 		return msg
 	}
-	ref := tw.ref.mcp.HandleMessage(withArguments(tw.refCtx, msg.args), msg.mcpBody())
+	ref := withRequestID(tw.ref.mcp.HandleMessage(withArguments(tw.refCtx, msg.args), msg.mcpBody()), msg.id)
 	cur := tw.cur.handle(tw.curCtx, msg)
 	tw.same(ref, cur, line)
 	for {

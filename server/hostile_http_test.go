@@ -83,7 +83,6 @@ func TestHTTPHostileNoAnswer(t *testing.T) {
 	// begin_step after each proves the step did not move).
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"begin_step","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/no_such"}`,
 		`{"jsonrpc":"2.0","id":"s1","result":{}}`,
 	} {
@@ -99,15 +98,18 @@ func TestHTTPHostileEnvelope(t *testing.T) {
 	t.Parallel()
 	h := startHostileHTTP(t, limits.Defaults())
 
-	// An object id is -32600 with id null (JSON-RPC 2.0 section 5).
-	a := h.post(`{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{"name":"list_results","arguments":{}}}`)
-	assert.Equal(t, http.StatusBadRequest, a.status)
-	assert.Nil(t, a.json(t)["id"])
-	assert.Equal(t, float64(-32600), rpcErrorOf(t, a.json(t))["code"])
+	// An object id is -32600 with id null (JSON-RPC 2.0 section 5), and
+	// so is a null id in a request (MCP forbids it).
+	for _, id := range []string{`{}`, `null`} {
+		a := h.post(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"list_results","arguments":{}}}`)
+		assert.Equal(t, http.StatusBadRequest, a.status, "id %s", id)
+		assert.Nil(t, a.json(t)["id"], "id %s", id)
+		assert.Equal(t, float64(-32600), rpcErrorOf(t, a.json(t))["code"], "id %s", id)
+	}
 
 	// A client's error response is accepted with 202 like any other
 	// response (Streamable HTTP).
-	a = h.post(`{"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"client failed"}}`)
+	a := h.post(`{"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"client failed"}}`)
 	assert.Equal(t, http.StatusAccepted, a.status)
 
 	// A number beyond float64 reaches the tool: invalid_range, counted.

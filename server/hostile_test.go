@@ -162,9 +162,6 @@ func TestStdioHostileNoAnswer(t *testing.T) {
 		// A tools/call without an id is a notification: not executed,
 		// not answered.
 		{"id-less tools/call", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"begin_step","arguments":{}}}`},
-		// MCP forbids null request ids; mcp-go takes one for a
-		// notification, so the call is dropped silently.
-		{"tools/call with id null", `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`},
 		{"unknown notification", `{"jsonrpc":"2.0","method":"notifications/no_such"}`},
 		{"client response", `{"jsonrpc":"2.0","id":"s1","result":{}}`},
 		{"blank line", "   \t"},
@@ -184,8 +181,10 @@ func TestStdioHostileEnvelope(t *testing.T) {
 	h := startHostile(t, limits.Defaults())
 
 	// Ids are strings or numbers: an object, array or boolean id is
-	// -32600 with id null, and the request is not run.
-	for _, id := range []string{`{}`, `[1]`, `true`} {
+	// -32600 with id null, and the request is not run; so is a null id
+	// in a request, which MCP forbids (it is not taken for a
+	// notification and left unanswered).
+	for _, id := range []string{`{}`, `[1]`, `true`, `null`} {
 		m := h.one(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"begin_step","arguments":{}}}`)
 		assert.Nil(t, m["id"], "id %s", id)
 		assert.Equal(t, float64(-32600), rpcErrorOf(t, m)["code"], "id %s", id)
@@ -461,5 +460,35 @@ func TestStdioHostileWrongTypes(t *testing.T) {
 				assert.Equal(t, float64(0), b["lookups_used"])
 			}
 		})
+	}
+}
+
+// TestStdioRequestIDsAsWritten checks that an answer carries its request's
+// id as the client wrote it (JSON-RPC 2.0 section 5: the same value), on
+// the direct tools/call path and through mcp-go: integers past 2^53 are
+// not rounded through float64, 1.0 stays 1.0, escapes stay escapes. As
+// json.Marshal would, a string's <, > and & are written as \u escapes.
+func TestStdioRequestIDsAsWritten(t *testing.T) {
+	t.Parallel()
+	s := start(t, limits.Defaults(), briefing.Legacy, nil)
+	tests := []struct{ id, want string }{
+		{`12345678901234567891`, `12345678901234567891`},
+		{`-9007199254740993`, `-9007199254740993`},
+		{`1.0`, `1.0`},
+		{`2e3`, `2e3`},
+		{`"\u0041b"`, `"\u0041b"`},
+		{`"r<1>&"`, `"r\u003c1\u003e\u0026"`},
+	}
+	for _, tt := range tests {
+		for _, line := range []string{
+			toolCall(tt.id, "begin_step", `{}`),                              // direct
+			`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"ping"}`,           // mcp-go
+			`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"no/such/method"}`, // mcp-go's error
+		} {
+			s.send(line)
+			got, err := s.out.ReadString('\n')
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(got, `{"jsonrpc":"2.0","id":`+tt.want+`,`), "answer to %s: %s", line, got)
+		}
 	}
 }

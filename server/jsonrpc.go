@@ -42,8 +42,9 @@ func (m *inbound) errorID() any {
 }
 
 // readMessage checks the JSON-RPC envelope of body (JSON-RPC 2.0 section
-// 4): an object whose id, when present, is a string or a number, with a
-// string method, or else a response (result or error). A body that is not
+// 4): an object whose id, when present, is a string or a number (null only
+// in a response), with a string method, or else a response (result or
+// error). A body that is not
 // JSON is a parse error (-32700); a batch or any other shape is an invalid
 // request (-32600); both are answered with id null.
 //
@@ -71,7 +72,7 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 	}
 	m := inbound{body: body}
 	var params, idNode selectors.NodeID
-	hasMethod, badMethod, hasParams, hasResult := false, false, false, false
+	hasMethod, badMethod, hasParams, hasResult, nullID := false, false, false, false, false
 	// plain holds while the envelope has exactly the members of a plain
 	// call, each once; seen counts them by bit.
 	plain, seen := true, 0
@@ -90,7 +91,7 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 				m.id = json.RawMessage(body[start:end])
 				idNode = v
 			case selectors.JSONNull:
-				plain = false
+				nullID = true
 			default:
 				return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a JSON-RPC id is a string or a number")
 			}
@@ -110,6 +111,12 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 	}
 	if badMethod {
 		return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "a JSON-RPC method is a non-empty UTF-8 string")
+	}
+	if hasMethod && nullID {
+		// JSON-RPC allows a null id but discourages it; MCP forbids it
+		// (a request's id is a string or an integer). mcp-go would take
+		// the request for a notification and never answer it.
+		return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a request's id is a string or a number, never null (MCP); a notification has no id")
 	}
 	if !hasMethod {
 		if hasResult {
@@ -206,6 +213,31 @@ func (m *inbound) plainCall(ix *selectors.JSONIndex, name, idNode selectors.Node
 // two to the same bytes). Tools that mcp-go does not know, and calls
 // without a briefing, still go to mcp-go, which answers them.
 func (s *Server) handle(ctx context.Context, m inbound) mcp.JSONRPCMessage {
+	return withRequestID(s.answer(ctx, m), m.id)
+}
+
+// withRequestID gives an answer the id of its request exactly as the
+// client wrote it. mcp-go decodes ids into float64, so an integer id past
+// 2^53 (12345678901234567891) came back as another number
+// (12345678901234567000), and the client could not match its answer
+// (JSON-RPC 2.0 section 5: the same value as the request's).
+func withRequestID(resp mcp.JSONRPCMessage, id json.RawMessage) mcp.JSONRPCMessage {
+	if id == nil {
+		return resp
+	}
+	switch r := resp.(type) {
+	case mcp.JSONRPCResponse:
+		r.ID = mcp.NewRequestId(id)
+		return r
+	case mcp.JSONRPCError:
+		r.ID = mcp.NewRequestId(id)
+		return r
+	}
+	return resp
+}
+
+// answer is handle's answer before the id is put back as written.
+func (s *Server) answer(ctx context.Context, m inbound) mcp.JSONRPCMessage {
 	ctx = withArguments(ctx, m.args)
 	if !m.plain || briefingFrom(ctx) == nil {
 		return s.mcp.HandleMessage(ctx, m.mcpBody())
