@@ -500,16 +500,12 @@ func TestAppendMessageSynthetic(t *testing.T) {
 	}
 }
 
+// TestAppendString holds the server's string encoder to json.Marshal on
+// the awkward strings (limits' TestAppendJSONString takes every character
+// class).
 func TestAppendString(t *testing.T) {
 	t.Parallel()
-	var every strings.Builder
-	for c := range 0x80 {
-		every.WriteByte(byte(c))
-	}
-	for r := rune(0x80); r < 0x3000; r += 7 {
-		every.WriteRune(r)
-	}
-	for _, s := range append(awkward, every.String(), "\u2027\u2028\u2029\u202a", "\xe2\x80", "\xe2", "a\xe2\x80\xa8") {
+	for _, s := range append(awkward, "\u2027\u2028\u2029\u202a", "\xe2\x80", "\xe2", "a\xe2\x80\xa8") {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(asMarshal(appendString(nil, s))), "%q", s)
