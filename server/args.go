@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 
 	"loom-results/errcode"
 	"loom-results/selectors"
@@ -19,18 +21,14 @@ import (
 // alike; a field tagged `arg:"name,not_utf8"` answers not_utf8 with the
 // offset in the decoded text instead, and one tagged `arg:"name,lenient"`
 // takes the text as it is, for the caller to judge. A json.RawMessage field
-// takes any value's exact bytes, unchecked.
+// takes any value's exact bytes, unchecked: a slice of raw, not a copy.
 //
 // The arguments are read with the strict JSON index of package selectors,
 // in its mode that reports raw invalid UTF-8 instead of refusing it.
 func decodeArgs(raw []byte, dst any) *errcode.Error {
 	v := reflect.ValueOf(dst).Elem()
-	t := v.Type()
-	fields := make(map[string]int, t.NumField())
-	for i := 0; i < t.NumField(); i++ {
-		fields[argName(t.Field(i))] = i
-	}
-	if len(strings.TrimSpace(string(raw))) == 0 || strings.TrimSpace(string(raw)) == "null" {
+	plan := planOf(v.Type())
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		raw = []byte("{}") // no arguments at all: every required one is missing
 	}
 	ix, err := selectors.IndexJSONWith(raw, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
@@ -41,49 +39,71 @@ func decodeArgs(raw []byte, dst any) *errcode.Error {
 		return errcode.New(errcode.InvalidArgument, "arguments must be a JSON object")
 	}
 	d := argDecoder{ix: ix, data: raw}
-	seen := make(map[string]bool, len(fields))
+	var seen uint64 // by field
 	for m, val := range ix.Members(ix.Root()) {
 		if m.InvalidUTF8 {
 			return errcode.New(errcode.InvalidArgument, "an argument name is not valid UTF-8")
 		}
-		i, ok := fields[m.Name]
+		i, ok := plan.byName[m.Name]
 		if !ok {
-			return errcode.New(errcode.InvalidArgument, "unknown argument %q; the arguments are %s", m.Name, names(t))
+			return errcode.New(errcode.InvalidArgument, "unknown argument %q; the arguments are %s", m.Name, plan.names)
 		}
-		if seen[m.Name] {
+		if seen&(1<<i) != 0 {
 			return errcode.New(errcode.InvalidArgument, "argument %q is given twice", m.Name)
 		}
-		seen[m.Name] = true
-		if err := d.field(v.Field(i), t.Field(i), val); err != nil {
+		seen |= 1 << i
+		if err := d.field(v.Field(i), plan.fields[i], val); err != nil {
 			return err
 		}
 	}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if name := argName(f); !seen[name] && f.Type.Kind() != reflect.Pointer {
-			return errcode.New(errcode.InvalidArgument, "argument %q is required", name)
+	for i, f := range plan.fields {
+		if f.required && seen&(1<<i) == 0 {
+			return errcode.New(errcode.InvalidArgument, "argument %q is required", f.name)
 		}
 	}
 	return nil
 }
 
-func argName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("arg"), ",")
-	return name
+// argField is one field of an arguments struct: its tag's name and option,
+// and whether it is required (not a pointer).
+type argField struct {
+	name, opt string
+	required  bool
+}
+
+// argPlan is what decodeArgs reads of an arguments struct type, once.
+type argPlan struct {
+	fields []argField     // by field index
+	byName map[string]int // field index by argument name
+	names  string         // the names, for messages
+}
+
+var plans sync.Map // reflect.Type -> *argPlan
+
+func planOf(t reflect.Type) *argPlan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*argPlan)
+	}
+	if t.NumField() > 64 {
+		panic("decodeArgs: more than 64 arguments in " + t.String())
+	}
+	p := &argPlan{fields: make([]argField, t.NumField()), byName: make(map[string]int, t.NumField()), names: "none"}
+	list := make([]string, t.NumField())
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, opt, _ := strings.Cut(sf.Tag.Get("arg"), ",")
+		p.fields[i] = argField{name: name, opt: opt, required: sf.Type.Kind() != reflect.Pointer}
+		p.byName[name] = i
+		list[i] = name
+	}
+	if len(list) > 0 {
+		p.names = strings.Join(list, ", ")
+	}
+	plans.Store(t, p)
+	return p
 }
 
 var rawType = reflect.TypeFor[json.RawMessage]()
-
-func names(t reflect.Type) string {
-	if t.NumField() == 0 {
-		return "none"
-	}
-	list := make([]string, t.NumField())
-	for i := range list {
-		list[i] = argName(t.Field(i))
-	}
-	return strings.Join(list, ", ")
-}
 
 type argDecoder struct {
 	ix   *selectors.JSONIndex
@@ -91,8 +111,8 @@ type argDecoder struct {
 }
 
 // field reads value n of one argument into f.
-func (d argDecoder) field(f reflect.Value, sf reflect.StructField, n selectors.NodeID) *errcode.Error {
-	name, opt, _ := strings.Cut(sf.Tag.Get("arg"), ",")
+func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *errcode.Error {
+	name, opt := af.name, af.opt
 	kind := d.ix.Kind(n)
 	if kind == selectors.JSONNull {
 		if f.Kind() == reflect.Pointer {
@@ -105,8 +125,11 @@ func (d argDecoder) field(f reflect.Value, sf reflect.StructField, n selectors.N
 		f = f.Elem()
 	}
 	if f.Type() == rawType {
+		// The value's bytes in raw, not a copy (an expand_edit's
+		// arguments may be megabytes): both transports read each message
+		// into its own buffer and never reuse it.
 		start, end := d.ix.Span(n)
-		f.SetBytes(append([]byte(nil), d.data[start:end]...))
+		f.SetBytes(d.data[start:end:end])
 		return nil
 	}
 	switch f.Kind() {
