@@ -322,3 +322,24 @@ func TestInspectTooLarge(t *testing.T) {
 	assert.Equal(t, errcode.TooLarge, code(t, got[0].Err))
 	assert.Nil(t, got[1].Err)
 }
+
+// TestInspectOverIndexLimit: with --max-result-bytes above what the indexes
+// can address (4 GiB - 1), a larger file is too_large by its size, with
+// size and limit, and is not read (a sparse file: reading it would take
+// seconds).
+func TestInspectOverIndexLimit(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.MaxResultBytes, cfg.MaxStoreBytes, cfg.MaxTotalBytes = 5<<30, 10<<30, 10<<30
+	b := fixture(t, cfg, Legacy, map[string]string{"ok": "1234"})
+	huge := filepath.Join(b.opts.Root.Dir(), "huge")
+	require.NoError(t, os.WriteFile(huge, nil, 0o644))
+	require.NoError(t, os.Truncate(huge, selectors.MaxSize+1))
+	got := b.Inspect([]string{"huge", "ok"})
+	require.NotNil(t, got[0].Err)
+	assert.Equal(t, errcode.TooLarge, got[0].Err.Code)
+	assert.Equal(t, int64(selectors.MaxSize+1), got[0].Err.Details["size"])
+	assert.Equal(t, int64(selectors.MaxSize), got[0].Err.Details["limit"])
+	assert.Contains(t, got[0].Err.Msg, `file "huge" is 4294967296 bytes`, "refused by its size, before reading")
+	assert.Nil(t, got[1].Err)
+}

@@ -3,6 +3,7 @@ package briefing
 import (
 	"loom-results/errcode"
 	"loom-results/results"
+	"loom-results/selectors"
 	"loom-results/workspace"
 )
 
@@ -36,7 +37,7 @@ func (b *Briefing) Inspect(paths []string) []Entry {
 }
 
 func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
-	f, rel, err := b.opts.Root.Open(path, b.opts.Limits.MaxResultBytes)
+	f, rel, err := b.opts.Root.Open(path, b.resultCap())
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +111,13 @@ func (b *Briefing) retain(t *results.Text, complete bool, src results.Source) (*
 	}
 	d := results.Describe(t, complete, src, got, b.view(), b.opts.Limits.PreviewBytes)
 	return &d, nil
+}
+
+// resultCap is the most bytes a result may have: --max-result-bytes, and
+// never more than the indexes can address (selectors.MaxSize), so that a
+// larger file is refused by its size before it is read.
+func (b *Briefing) resultCap() int64 {
+	return min(b.opts.Limits.MaxResultBytes, selectors.MaxSize)
 }
 
 // view is how descriptors are shown under the context policy: compact in

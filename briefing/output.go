@@ -31,8 +31,8 @@ func CheckDropped(n int64) *errcode.Error {
 // was given.
 func (b *Briefing) RetainOutput(o Output) (*results.Descriptor, *errcode.Error) {
 	data := []byte(o.Text)
-	if int64(len(data)) > b.opts.Limits.MaxResultBytes {
-		cut := selectors.CeilCharBoundary(data, len(data)-int(b.opts.Limits.MaxResultBytes))
+	if max := b.resultCap(); int64(len(data)) > max {
+		cut := selectors.CeilCharBoundary(data, len(data)-int(max))
 		data = data[cut:]
 		o.DroppedBytes = saturatingAdd(o.DroppedBytes, int64(cut))
 	}

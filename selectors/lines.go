@@ -59,7 +59,8 @@ const parallelScan = 2 << 20
 func scanText(data []byte, at int) (Lines, *errcode.Error) {
 	n := len(data)
 	if n > MaxSize {
-		return Lines{}, errcode.New(errcode.TooLarge, "%d bytes is over the %d bytes a result can hold", n, int64(MaxSize))
+		return Lines{}, errcode.New(errcode.TooLarge, "%d bytes is over the %d bytes a result can hold", n, int64(MaxSize)).
+			With("size", int64(n)).With("limit", int64(MaxSize))
 	}
 	marks := make([]lineMark, (n+lineBlock-1)/lineBlock)
 	first := lineScan{data: data, marks: marks}

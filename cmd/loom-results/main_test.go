@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -121,4 +122,21 @@ func buildBinary(t *testing.T) string {
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
+}
+
+// TestReplayRelativeServer: replay --server takes a relative path to the
+// binary (bin/loom-results) from the working directory, though each
+// script's server runs in the script's own temporary root.
+func TestReplayRelativeServer(t *testing.T) {
+	script, err := filepath.Abs("../../conformance/testdata/begin_step.txtar")
+	require.NoError(t, err)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "bin"), 0o755))
+	require.NoError(t, os.Rename(bin, filepath.Join(dir, "bin", "loom-results")))
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"replay", "--server", "bin/loom-results", script}, strings.NewReader(""), &stdout, &stderr)
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	assert.Contains(t, stdout.String(), "1 passed, 0 failed")
 }

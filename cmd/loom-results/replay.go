@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"loom-results/conformance"
@@ -32,6 +33,15 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageError{errors.New("no scripts")}
 	}
 	cmd := strings.Fields(*server)
+	// Each script's server runs in the script's own temporary root: a
+	// relative path to the binary is taken from here, not from there.
+	if len(cmd) > 0 && strings.ContainsRune(cmd[0], filepath.Separator) && !filepath.IsAbs(cmd[0]) {
+		abs, err := filepath.Abs(cmd[0])
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		cmd[0] = abs
+	}
 	if len(cmd) == 0 {
 		self, err := os.Executable()
 		if err != nil {
