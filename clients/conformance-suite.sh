@@ -21,7 +21,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 module="$(cd "$here/.." && pwd)"
 cd "$here"
 
-want_version="0.1.13" # 0.1.16 and later need Node 22
+want_version="0.1.13" # the last that runs on Node 20 (0.1.14 and later need fs.globSync)
 pkg_json="node_modules/@modelcontextprotocol/conformance/package.json"
 have_version="$(node -p "require('./$pkg_json').version" 2>/dev/null || true)"
 if [[ "$have_version" != "$want_version" ]]; then
