@@ -1,6 +1,7 @@
 // Package limits holds the step budgets and store caps of SPEC sections 2 and
-// 6, with their defaults in one place, and the escaped-size measure that the
-// step budget counts.
+// 6, with their defaults in one place, the escaped-size measure that the
+// step budget counts, and the JSON string encoder that answers share with
+// that measure (AppendJSONString).
 package limits
 
 import (

@@ -44,9 +44,9 @@ func (m *inbound) errorID() any {
 // readMessage checks the JSON-RPC envelope of body (JSON-RPC 2.0 section
 // 4): an object whose id, when present, is a string or a number (null only
 // in a response), with a string method, or else a response (result or
-// error). A body that is not
-// JSON is a parse error (-32700); a batch or any other shape is an invalid
-// request (-32600); both are answered with id null.
+// error). A body that is not JSON is a parse error (-32700); a batch or any
+// other shape is an invalid request (-32600); both are answered with id
+// null.
 //
 // For tools/call it takes the arguments out of the message: the tools
 // read them exactly as sent (SPEC 5: raw invalid UTF-8 and numbers beyond
@@ -211,7 +211,9 @@ func (m *inbound) plainCall(ix *selectors.JSONIndex, name, idNode selectors.Node
 // the same handler with the same arguments and builds the same answer,
 // JSON-RPC errors included, without the decoding (encode_test.go holds the
 // two to the same bytes). Tools that mcp-go does not know, and calls
-// without a briefing, still go to mcp-go, which answers them.
+// without a briefing, still go to mcp-go, which answers them. Either way
+// the answer carries the request's id as the client wrote it
+// (withRequestID).
 func (s *Server) handle(ctx context.Context, m inbound) mcp.JSONRPCMessage {
 	return withRequestID(s.answer(ctx, m), m.id)
 }
@@ -236,7 +238,7 @@ func withRequestID(resp mcp.JSONRPCMessage, id json.RawMessage) mcp.JSONRPCMessa
 	return resp
 }
 
-// answer is handle's answer before the id is put back as written.
+// answer is handle's answer, with the id as mcp-go decodes it.
 func (s *Server) answer(ctx context.Context, m inbound) mcp.JSONRPCMessage {
 	ctx = withArguments(ctx, m.args)
 	if !m.plain || briefingFrom(ctx) == nil {
