@@ -93,5 +93,5 @@ type strReplaceParts struct {
 // unique reports whether sub occurs exactly once in text.
 func unique(text, sub []byte) bool {
 	i := bytes.Index(text, sub)
-	return i >= 0 && bytes.Index(text[i+1:], sub) < 0
+	return i >= 0 && !bytes.Contains(text[i+1:], sub)
 }

@@ -45,8 +45,8 @@ func TestRun(t *testing.T) {
 	}, subjects, "the first-parent history, oldest first, without the side branch's commit")
 
 	type fileWant struct {
-		path, oldPath                         string
-		hunks, finds, lookups, composed, read int
+		path, oldPath                   string
+		hunks, finds, lookups, composed int
 	}
 	want := []fileWant{
 		{path: "mid.go", hunks: 1, finds: 1, lookups: 2},  // find line 40, get_lines 41

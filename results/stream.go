@@ -35,12 +35,11 @@ type StreamScan struct {
 	last     byte
 	// carry holds the start of a multi-byte character cut by the end of
 	// the previous chunk.
-	carry  []byte
-	head   []byte
-	headN  int
-	err    *errcode.Error
-	nonWS  byte // the first byte that is not JSON whitespace, 0 before it
-	seenWS bool
+	carry []byte
+	head  []byte
+	headN int
+	err   *errcode.Error
+	nonWS byte // the first byte that is not JSON whitespace, 0 before it
 }
 
 // NewStreamScan returns a scan that keeps the first headBytes bytes (plus

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 )
 
 // Build compiles loom-results/cmd/loom-results into dir and returns the
@@ -29,5 +28,5 @@ func goTool() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
+	return "go" // not on PATH: exec says so in the error
 }
