@@ -1,4 +1,4 @@
-module loom-results
+module github.com/loom-results/loom-results
 
 go 1.26.8
 
@@ -25,5 +25,3 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"loom-results/limits"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // benchBriefing writes a 16 MiB source-like file of 40-byte lines and

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"loom-results/errcode"
-	"loom-results/limits"
-	"loom-results/results"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // Context is the context policy of SPEC section 7.

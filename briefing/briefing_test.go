@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/errcode"
-	"loom-results/limits"
-	"loom-results/selectors"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // fixture is a briefing over a temporary root holding files.

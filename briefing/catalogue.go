@@ -3,9 +3,9 @@ package briefing
 import (
 	"strconv"
 
-	"loom-results/errcode"
-	"loom-results/limits"
-	"loom-results/results"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
 )
 
 // Page is the answer of list_results (SPEC section 5).

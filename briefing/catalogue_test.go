@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/limits"
-	"loom-results/results"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
 )
 
 // TestListResultsText checks the text content, assembled from each

@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"loom-results/errcode"
-	"loom-results/internal/hugepage"
-	"loom-results/limits"
-	"loom-results/results"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/hugepage"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // Expansion is one replaced node of expand_edit (SPEC 5.1).

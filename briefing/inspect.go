@@ -1,10 +1,10 @@
 package briefing
 
 import (
-	"loom-results/errcode"
-	"loom-results/results"
-	"loom-results/selectors"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // MaxPaths is how many paths one inspect may read (SPEC section 5).

@@ -1,10 +1,10 @@
 package briefing
 
 import (
-	"loom-results/errcode"
-	"loom-results/limits"
-	"loom-results/results"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // Selection is the answer of a selection lookup (SPEC section 5): the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // BenchmarkGetRangeNearEnd is a warm get_range of about 800 bytes near the

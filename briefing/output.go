@@ -1,9 +1,9 @@
 package briefing
 
 import (
-	"loom-results/errcode"
-	"loom-results/results"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // Output is a runner's captured output for retain_output (SPEC section 5).

@@ -3,9 +3,9 @@ package briefing
 import (
 	"strconv"
 
-	"loom-results/errcode"
-	"loom-results/results"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // spliceEdit is one edit of a $splice after its checks: the stored lines it

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"loom-results/internal/loombin"
+	"github.com/loom-results/loom-results/internal/loombin"
 	// The tests run a binary that TestMain builds, which go test cannot see.
 	// Importing the server makes its sources part of this test's inputs, so
 	// a change to them invalidates cached results.
-	_ "loom-results/server"
+	_ "github.com/loom-results/loom-results/server"
 )
 
 // binary is the loom-results executable that TestMain builds once; repo

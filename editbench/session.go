@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // A session is one briefing: a server process driven over stdio, one

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // splitLines splits b into lines as SPEC section 4.2 defines them: each line

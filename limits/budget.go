@@ -1,6 +1,6 @@
 package limits
 
-import "loom-results/errcode"
+import "github.com/loom-results/loom-results/errcode"
 
 // Budget is the state of one step (SPEC section 6): how many lookups it has
 // made, the escaped bytes its lookups returned, the bytes expand_edit

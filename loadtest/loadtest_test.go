@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/briefing"
-	"loom-results/limits"
-	"loom-results/server"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // logLines hands each log write to a channel.

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"loom-results/internal/loombin"
+	"github.com/loom-results/loom-results/internal/loombin"
 )
 
 // Config is one run.

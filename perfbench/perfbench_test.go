@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/internal/loombin"
+	"github.com/loom-results/loom-results/internal/loombin"
 )
 
 func TestMedian(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"hash"
 	"sync"
 
-	"loom-results/errcode"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // Analyze hashes data, checks that it is UTF-8, indexes its lines and finds

@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	"loom-results/limits"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // Descriptor is the structured form of a result that the model is shown

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"sync"
 
-	"loom-results/errcode"
-	"loom-results/limits"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // Source says where a result came from (SPEC section 3). Its JSON form is the

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"sync"
 
-	"loom-results/errcode"
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // Quota is the process-wide cap on the bytes of all briefings together

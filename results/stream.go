@@ -6,8 +6,8 @@ import (
 	"hash"
 	"unicode/utf8"
 
-	"loom-results/errcode"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // A Summary is what a descriptor says of a text that is not kept: its

@@ -3,7 +3,7 @@ package selectors
 import (
 	"unicode/utf8"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // ByteRange checks the half-open range [start, end) of SPEC section 4.1

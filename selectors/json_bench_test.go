@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // benchDocSize is the size of the generated documents: the default

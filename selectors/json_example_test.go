@@ -3,7 +3,7 @@ package selectors_test
 import (
 	"fmt"
 
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 func ExampleJSONIndex_Lookup() {

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // The fuzz targets' seed corpus is in testdata/fuzz; it runs on every

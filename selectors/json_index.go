@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"loom-results/errcode"
-	"loom-results/internal/hugepage"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/hugepage"
 )
 
 // JSONIndex is a validated JSON document with a flat tape of its values, for

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // jsonSmallContainer is the largest number of descendants for which a

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // JSONType is the type of a JSON value, spelled as in a descriptor's "json"

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // DecodeJSONString returns the decoded text of string value v of data, for

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 
-	"loom-results/errcode"
-	"loom-results/internal/hugepage"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/hugepage"
 )
 
 // IndexValidJSON indexes a document that ValidateJSON has already accepted,

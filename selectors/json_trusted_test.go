@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // TestIndexValidJSONSameTape checks that, on every valid document of the

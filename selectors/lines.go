@@ -9,7 +9,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // MaxSize is the largest result the indexes can address: offsets are

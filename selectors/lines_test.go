@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 func TestLineCount(t *testing.T) {

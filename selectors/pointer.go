@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // Pointer is a parsed RFC 6901 JSON pointer: its reference tokens, decoded.

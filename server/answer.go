@@ -7,9 +7,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"loom-results/briefing"
-	"loom-results/errcode"
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // success is a tool result: text for the model, structured for the client.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"loom-results/errcode"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // decodeArgs binds a tool call's raw arguments to dst, a pointer to a struct

@@ -15,10 +15,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"loom-results/briefing"
-	"loom-results/limits"
-	"loom-results/results"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // benchSession is a client of ServeStdio over in-memory pipes, for

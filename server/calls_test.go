@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"loom-results/briefing"
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
 )
 
 func digest(s string) string {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"loom-results/briefing"
-	"loom-results/limits"
-	"loom-results/results"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
 )
 
 // appendMessage appends the JSON of v, one JSON-RPC message, to dst: the

@@ -21,11 +21,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/briefing"
-	"loom-results/errcode"
-	"loom-results/limits"
-	"loom-results/results"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // twin runs one session on two servers over the same root, one message at

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/briefing"
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // rawCall makes a tools/call and returns the response line as it was sent.

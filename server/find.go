@@ -7,10 +7,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"loom-results/briefing"
-	"loom-results/errcode"
-	"loom-results/limits"
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 type findArgs struct {

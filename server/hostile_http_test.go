@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // Hostile input over Streamable HTTP: every bad body posted in a live

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/briefing"
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // Hostile input: every bad message gets a clear answer (or, for a

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"loom-results/briefing"
+	"github.com/loom-results/loom-results/briefing"
 )
 
 // httpTransport serves Streamable HTTP: one briefing per MCP session, each

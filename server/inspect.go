@@ -8,9 +8,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"loom-results/briefing"
-	"loom-results/limits"
-	"loom-results/results"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
 )
 
 type inspectArgs struct {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"loom-results/selectors"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // inbound is one JSON-RPC message as both transports read it before mcp-go

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // TestReadmeToolTable checks the README's tool table against the tools the

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"loom-results/results"
+	"github.com/loom-results/loom-results/results"
 )
 
 // renderDescriptor renders a descriptor as text content: one header line

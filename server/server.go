@@ -10,11 +10,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"loom-results/briefing"
-	"loom-results/errcode"
-	"loom-results/limits"
-	"loom-results/results"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // Name and Version identify the server in the MCP handshake.

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/briefing"
-	"loom-results/limits"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // session is a client of ServeStdio over in-memory pipes: the real stdio

@@ -6,7 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/limits"
 )
 
 // Tools returns every tool of SPEC section 5 (tools/list sorts them by

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"loom-results/limits"
+	"github.com/loom-results/loom-results/limits"
 )
 
 var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/toolsnaps")

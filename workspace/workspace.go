@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"loom-results/errcode"
+	"github.com/loom-results/loom-results/errcode"
 )
 
 // Root is the tree that Read may read: an open os.Root and the absolute,

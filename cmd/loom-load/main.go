@@ -18,7 +18,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"loom-results/loadtest"
+	"github.com/loom-results/loom-results/loadtest"
 )
 
 func main() {

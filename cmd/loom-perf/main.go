@@ -19,8 +19,8 @@ import (
 	"strings"
 	"syscall"
 
-	"loom-results/internal/loombin"
-	"loom-results/perfbench"
+	"github.com/loom-results/loom-results/internal/loombin"
+	"github.com/loom-results/loom-results/perfbench"
 )
 
 func main() {

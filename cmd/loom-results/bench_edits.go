@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"loom-results/editbench"
+	"github.com/loom-results/loom-results/editbench"
 )
 
 // benchEdits runs `loom-results bench-edits --repo PATH --commits N

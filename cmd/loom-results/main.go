@@ -13,10 +13,10 @@ import (
 	"os/signal"
 	"syscall"
 
-	"loom-results/briefing"
-	"loom-results/limits"
-	"loom-results/server"
-	"loom-results/workspace"
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 func main() {

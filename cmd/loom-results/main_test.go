@@ -88,11 +88,15 @@ func TestSignals(t *testing.T) {
 
 // TestInitWork runs the binary with the runtime's init trace and sums what
 // package initialisation allocates before main. Start-up is most of the time
-// to a served tools/list (README, Performance); the JSON Schema package that
-// mcp-go's server imports compiled its metaschemas at init (1.7 MB, about
-// 8 ms), which third_party/jsonschema defers to its first use. This holds the
-// start-up to that, in allocated bytes, which do not vary with the machine.
+// to a served tools/list (README, Performance). The JSON Schema module that
+// mcp-go's server package imports for its optional validation compiles five
+// drafts' metaschemas at init (about 1.7 MB); this server validates no
+// schema, but a module installed with go install cannot patch it, so it is
+// the one package left out (schemaModule). Every other package, and all of
+// them together, are held to what they allocate today, in bytes, which do
+// not vary with the machine.
 func TestInitWork(t *testing.T) {
+	const schemaModule = "github.com/santhosh-tekuri/jsonschema/v6"
 	cmd := exec.Command(buildBinary(t), "--root", t.TempDir())
 	cmd.Env = append(cmd.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
@@ -102,7 +106,7 @@ func TestInitWork(t *testing.T) {
 	for line := range strings.Lines(stderr.String()) {
 		// init <package> @<t> ms, <t> ms clock, <n> bytes, <n> allocs
 		f := strings.Fields(line)
-		if len(f) < 11 || f[0] != "init" || f[8] != "bytes," {
+		if len(f) < 11 || f[0] != "init" || f[8] != "bytes," || f[1] == schemaModule {
 			continue
 		}
 		n, err := strconv.Atoi(f[7])

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"loom-results/conformance"
+	"github.com/loom-results/loom-results/conformance"
 )
 
 // replay runs `loom-results replay [--server "CMD"] SCRIPT...`: it replays

@@ -15,7 +15,7 @@ import (
 // loom-results module; the compiler's output is in the error.
 func Build(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "loom-results")
-	out, err := exec.CommandContext(ctx, goTool(), "build", "-o", bin, "loom-results/cmd/loom-results").CombinedOutput()
+	out, err := exec.CommandContext(ctx, goTool(), "build", "-o", bin, "github.com/loom-results/loom-results/cmd/loom-results").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build loom-results/cmd/loom-results (run inside the module): %v\n%s", err, out)
 	}
