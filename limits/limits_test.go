@@ -130,7 +130,7 @@ func TestBudgetLookupCount(t *testing.T) {
 	t.Parallel()
 	cfg := Defaults()
 	cfg.MaxLookups = 2
-	b := NewBudget(cfg)
+	b := NewBudget(cfg, ClientSteps)
 	require.Nil(t, b.StartLookup())
 	require.Nil(t, b.StartLookup())
 	err := b.StartLookup()
@@ -154,7 +154,7 @@ func TestBudgetZeroLookups(t *testing.T) {
 	t.Parallel()
 	cfg := Defaults()
 	cfg.MaxLookups = 0
-	b := NewBudget(cfg)
+	b := NewBudget(cfg, ClientSteps)
 	assert.Equal(t, errcode.LookupLimit, b.StartLookup().Code)
 }
 
@@ -163,7 +163,7 @@ func TestBudgetCharge(t *testing.T) {
 	cfg := Defaults()
 	cfg.MaxLookupBytes = 10
 	cfg.MaxStepBytes = 20
-	b := NewBudget(cfg)
+	b := NewBudget(cfg, ClientSteps)
 
 	size, escaped, err := b.Charge([]byte("a\nb"))
 	require.Nil(t, err)
@@ -193,7 +193,7 @@ func TestBudgetExpand(t *testing.T) {
 	t.Parallel()
 	cfg := Defaults()
 	cfg.MaxExpandBytes = 100
-	b := NewBudget(cfg)
+	b := NewBudget(cfg, ClientSteps)
 	require.Nil(t, b.ChargeExpand(60))
 	err := b.ChargeExpand(41)
 	require.NotNil(t, err)
