@@ -38,7 +38,7 @@ type lines struct {
 	starts []uint32
 }
 
-func (l *lines) n() int             { return len(l.starts) - 1 }
+func (l *lines) n() int            { return len(l.starts) - 1 }
 func (l *lines) line(i int) []byte { return l.text[l.starts[i]:l.starts[i+1]] }
 
 // split cuts text into lines.
