@@ -116,15 +116,6 @@ func FuzzCompose(f *testing.F) {
 			switch op % 5 {
 			case 0: // a literal
 				lit := fuzzPool[x%len(fuzzPool)] + fuzzPool[y%len(fuzzPool)]
-				// Most texts end with "\n", so that most splices resolve; with
-				// y's bit 0x40 a text is left as drawn, to meet the newline rule.
-				end := "\n"
-				if y&0x40 != 0 {
-					end = ""
-				}
-				if lit != "" && !strings.HasSuffix(lit, "\n") {
-					lit += end
-				}
 				parts = append(parts, quote(t, lit))
 				want.WriteString(lit)
 			case 1: // a byte range on character boundaries
