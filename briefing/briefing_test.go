@@ -228,7 +228,7 @@ func TestFind(t *testing.T) {
 	assert.Equal(t, int64(len(got.Text)), got.Bytes)
 	assert.Equal(t, limits.EscapedSize(got.Text), got.EscapedBytes)
 
-	m, _ = selectors.NewMatcher("zzz", false, false)
+	m, _ = selectors.NewMatcher(selectors.Patterns{List: []string{"zzz"}})
 	got, err = b.Find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 20})
 	require.Nil(t, err)
 	assert.Equal(t, "", got.Text)

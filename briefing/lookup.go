@@ -171,7 +171,10 @@ func (b *Briefing) Find(ref Ref, q FindQuery) (*Found, *errcode.Error) {
 	if err != nil {
 		return nil, err
 	}
-	f := selectors.Find(r.Text.Data, r.Text.Lines, q.Matcher, q.MaxMatches, b.opts.Limits.MaxLookupBytes)
+	f, err := selectors.Find(r.Text.Data, r.Text.Lines, q.Matcher, q.MaxMatches, b.opts.Limits.MaxLookupBytes)
+	if err != nil {
+		return nil, err
+	}
 	size, escaped, err := b.budget.Charge([]byte(f.Text))
 	if err != nil {
 		return nil, err

@@ -32,8 +32,8 @@ func ExampleLines_Range() {
 func ExampleFind() {
 	data := []byte("func a() {}\nvar x = 1\nfunc b() {}\n")
 	lines, _ := selectors.ScanText(data)
-	m, _ := selectors.NewMatcher("^func", true, false)
-	found := selectors.Find(data, lines, m, 1, 8192)
+	m, _ := selectors.NewMatcher(selectors.Patterns{List: []string{"^func"}, Regex: true})
+	found, _ := selectors.Find(data, lines, m, 1, 8192)
 	fmt.Print(found.Text)
 	// Output:
 	// 1: func a() {}

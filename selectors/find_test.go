@@ -1,8 +1,14 @@
 package selectors
 
 import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,9 +21,11 @@ func find(t *testing.T, text, pattern string, regex, fold bool, maxMatches int, 
 	data := []byte(text)
 	l, err := ScanText(data)
 	require.Nil(t, err)
-	m, err := NewMatcher(pattern, regex, fold)
+	m, err := NewMatcher(Patterns{List: []string{pattern}, Regex: regex, IgnoreCase: fold})
 	require.Nil(t, err)
-	return Find(data, l, m, maxMatches, maxBytes)
+	f, err := Find(data, l, m, maxMatches, maxBytes)
+	require.Nil(t, err)
+	return f
 }
 
 func TestFind(t *testing.T) {
@@ -111,12 +119,220 @@ func TestFindByteCap(t *testing.T) {
 
 func TestNewMatcherErrors(t *testing.T) {
 	t.Parallel()
-	_, err := NewMatcher("", false, false)
+	one := func(p string, regex, fold bool) Patterns { return Patterns{List: []string{p}, Regex: regex, IgnoreCase: fold} }
+	_, err := NewMatcher(one("", false, false))
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.InvalidArgument, err.Code)
-	_, err = NewMatcher("(", true, false)
+	_, err = NewMatcher(one("(", true, false))
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.InvalidArgument, err.Code)
-	_, err = NewMatcher("(", false, true)
+	_, err = NewMatcher(one("(", false, true))
 	assert.Nil(t, err, "a folded literal is quoted, not parsed")
+}
+
+// TestFindMatchesRegexp holds the compiled search to Go's regexp, line by
+// line, over expressions with every kind of instruction: anchors, word
+// boundaries, classes, folding, alternation, repetition, empty matches
+// and non-ASCII runes, and several patterns at once.
+func TestFindMatchesRegexp(t *testing.T) {
+	t.Parallel()
+	text := "func a() {}\r\nvar x = 1\nFUNC Ω b\n\n  indented\tTab\nωmega Ωmega\nkelvin \u212a and ſ\naaab\nab\r\nend"
+	exprs := []string{
+		`^func`, `\}$`, `^$`, `\bx\b`, `\Bdent`, `[[:upper:]]{2,}`, `\d+`, `(?i)ωMEGA`, `a*b`, `a+?b$`,
+		`^\s+\w+\t`, `x|y|z`, `(?i)k`, `(?i)S`, `.`, `^.{3}$`, `(a|ab)(c|bcd)?`, `\pL+ \pL+$`, `\A\z`, `(?m)^a`,
+		`(?s).+`, `[^a-z ]`, `\x{212a}`, `b\b`, `=\s1`, `(?i:FUNC) a`, `^(?:a|b)*$`, `q?`,
+	}
+	lines := strings.Split(text, "\n")
+	for _, expr := range exprs {
+		for _, fold := range []bool{false, true} {
+			re := regexp.MustCompile(map[bool]string{false: "", true: "(?i)"}[fold] + expr)
+			var want []int
+			for i, l := range lines {
+				if re.MatchString(strings.TrimSuffix(l, "\r")) {
+					want = append(want, i+1)
+				}
+			}
+			got := find(t, text, expr, true, fold, 100, 1<<20)
+			var lineNums []int
+			for _, m := range got.Matches {
+				lineNums = append(lineNums, m.Line)
+			}
+			assert.Equal(t, want, lineNums, "%q fold=%v", expr, fold)
+		}
+	}
+	// Several patterns: any of them.
+	l, err := ScanText([]byte(text))
+	require.Nil(t, err)
+	m, err := NewMatcher(Patterns{List: []string{`^var`, `Tab$`, `^ab`}, Regex: true, Several: true})
+	require.Nil(t, err)
+	got, err := Find([]byte(text), l, m, 100, 1<<20)
+	require.Nil(t, err)
+	assert.Equal(t, "2: var x = 1\n5:   indented\tTab\n9: ab\n", got.Text)
+	m, err = NewMatcher(Patterns{List: []string{"Ω", "kelvin", "ab"}, Several: true})
+	require.Nil(t, err)
+	got, err = Find([]byte(text), l, m, 100, 1<<20)
+	require.Nil(t, err)
+	assert.Equal(t, "3: FUNC Ω b\n5:   indented\tTab\n6: ωmega Ωmega\n7: kelvin \u212a and ſ\n8: aaab\n9: ab\n", got.Text)
+	m, err = NewMatcher(Patterns{List: []string{"func", "K"}, IgnoreCase: true, Several: true})
+	require.Nil(t, err)
+	got, err = Find([]byte(text), l, m, 100, 1<<20)
+	require.Nil(t, err)
+	assert.Equal(t, "1: func a() {}\n3: FUNC Ω b\n7: kelvin \u212a and ſ\n", got.Text)
+}
+
+// TestNewMatcherPatterns: the bounds of patterns (SPEC 5.3 and the work
+// bound), each error naming the pattern by its index.
+func TestNewMatcherPatterns(t *testing.T) {
+	t.Parallel()
+	several := func(regex bool, list ...string) Patterns { return Patterns{List: list, Regex: regex, Several: true} }
+	tests := []struct {
+		name string
+		p    Patterns
+		msg  string
+	}{
+		{"none", several(false), "patterns has 0 entries; give 1 to 16"},
+		{"seventeen", several(false, strings.Split(strings.Repeat("a,", 17)[:33], ",")...), "patterns has 17 entries; give 1 to 16"},
+		{"an empty one", several(false, "a", ""), "patterns/1 is empty; give a substring or an expression to find"},
+		{"an invalid one", several(true, "a", "b", "(c"), "patterns/2 \"(c\" is not a valid RE2 expression: error parsing regexp: missing closing ): `(c`"},
+		{"one too long", several(false, "a", strings.Repeat("x", 1025)), "patterns/1 is 1025 bytes, over the 1024-byte cap of a find pattern"},
+		{"a single pattern too long", Patterns{List: []string{strings.Repeat("x", 1025)}}, "pattern is 1025 bytes, over the 1024-byte cap of a find pattern"},
+		{"a program too large", several(true, `[a-z]{1000}b`, `[a-z]{1000}c`, `[a-z]{1000}d`, `[a-z]{1000}e`, `[a-z]{100}f`),
+			"the patterns compile to 4111 instructions, over the cap of 4096; use fewer or simpler expressions, or literals"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := NewMatcher(tt.p)
+			require.NotNil(t, err)
+			assert.Equal(t, errcode.InvalidArgument, err.Code)
+			assert.Equal(t, tt.msg, err.Msg)
+		})
+	}
+	_, err := NewMatcher(several(true, `[a-z]{1000}b`))
+	assert.Nil(t, err, "a thousand repetitions are within the caps")
+}
+
+// TestFindWorkBound: a search whose DFA keeps building new states stops
+// at the work bound with invalid_argument instead of running on, and a
+// costly-looking but cacheable one finishes.
+func TestFindWorkBound(t *testing.T) {
+	t.Parallel()
+	// Every a or b after an a 20 places back doubles the states: (a|b)*a(a|b){20}
+	// needs up to 2^21 of them, far past the cache.
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]byte, 4<<20)
+	for i := range data {
+		data[i] = "ab"[rng.IntN(2)]
+	}
+	l, err := ScanText(data)
+	require.Nil(t, err)
+	m, err := NewMatcher(Patterns{List: []string{`(a|b)*a(a|b){20}c`}, Regex: true})
+	require.Nil(t, err)
+	_, err = Find(data, l, m, 20, 8192)
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.InvalidArgument, err.Code)
+	assert.Contains(t, err.Msg, "the search passed its bound of 33554432 steps at line 1")
+
+	// Two 64 KiB lines of a: [a-z]{1000}b builds about 1,000 states once.
+	data = []byte(strings.Repeat("a", 64<<10) + "\n" + strings.Repeat("a", 64<<10) + "\n")
+	l, err = ScanText(data)
+	require.Nil(t, err)
+	m, err = NewMatcher(Patterns{List: []string{`[a-z]{1000}b`}, Regex: true})
+	require.Nil(t, err)
+	got, err := Find(data, l, m, 1, 8192)
+	require.Nil(t, err)
+	assert.Equal(t, 0, got.Total)
+}
+
+// FuzzFindRegexp compares the compiled search with Go's regexp, line by
+// line, for any expression both accept and any valid UTF-8 text.
+func FuzzFindRegexp(f *testing.F) {
+	f.Add(`^a\b`, "a b\nab\n", false)
+	f.Add(`(?i)k|ſ`, "\u212a\nK\nx\n", true)
+	f.Add(`x*$`, "\r\n\n", false)
+	f.Add(`[^\n]`, "é\n\n", false)
+	f.Fuzz(func(t *testing.T, expr, text string, fold bool) {
+		if !utf8.ValidString(text) || !utf8.ValidString(expr) || expr == "" || len(expr) > MaxPatternBytes {
+			return
+		}
+		prefix := ""
+		if fold {
+			prefix = "(?i)"
+		}
+		re, err := regexp.Compile(prefix + expr)
+		if err != nil {
+			return
+		}
+		m, cerr := NewMatcher(Patterns{List: []string{expr}, Regex: true, IgnoreCase: fold})
+		if cerr != nil {
+			require.Contains(t, cerr.Msg, "over the cap", "%q compiles for regexp", expr)
+			return
+		}
+		data := []byte(text)
+		l, serr := ScanText(data)
+		require.Nil(t, serr)
+		var want []int
+		for n, span := range l.All() {
+			if re.Match(data[contentOf(data, span).Start:contentOf(data, span).End]) {
+				want = append(want, n)
+			}
+		}
+		var got []int
+		werr := m.each(data, l, func(n int) { got = append(got, n) })
+		if werr != nil {
+			return // past the work bound
+		}
+		assert.Equal(t, want, got, "%q over %q", expr, text)
+	})
+}
+
+// BenchmarkFindWorst runs finds over 16 MiB that cost the most the caps
+// allow: a single 16 MiB line, the largest program, a DFA that outgrows
+// its cache, Unicode folding, sixteen patterns, no match anywhere.
+func BenchmarkFindWorst(b *testing.B) {
+	source := benchSource(16 << 20)
+	oneLine := bytes.Repeat([]byte("a"), 16<<20)
+	rng := rand.New(rand.NewPCG(5, 6))
+	random := make([]byte, 16<<20)
+	for i := range random {
+		random[i] = "ab\n"[min(2, rng.IntN(40))]
+	}
+	sixteen := make([]string, 16)
+	for i := range sixteen {
+		sixteen[i] = "handler" + strconv.Itoa(i) + "_missing"
+	}
+	for _, bc := range []struct {
+		name string
+		data []byte
+		p    Patterns
+	}{
+		{"literal", source, Patterns{List: []string{"no such text"}}},
+		{"literal-fold", source, Patterns{List: []string{"NO SUCH TEXT"}, IgnoreCase: true}},
+		{"literal-fold-unicode", source, Patterns{List: []string{"ωmega"}, IgnoreCase: true}},
+		{"sixteen-literals", source, Patterns{List: sixteen}},
+		{"regex-class", source, Patterns{List: []string{`\w+Error\(`}, Regex: true}},
+		{"regex-rep1000-one-line", oneLine, Patterns{List: []string{`[a-z]{1000}b`}, Regex: true}},
+		{"regex-4-rep1000", source, Patterns{List: []string{`[a-z]{1000}b`, `[a-z]{1000}c`, `[a-z]{1000}d`, `[a-z]{1000}e`}, Regex: true}},
+		{"regex-blowup", random, Patterns{List: []string{`(a|b)*a(a|b){12}c`}, Regex: true}},
+	} {
+		l, err := ScanText(bc.data)
+		require.Nil(b, err)
+		m, cerr := NewMatcher(bc.p)
+		require.Nil(b, cerr)
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.data)))
+			for b.Loop() {
+				Find(bc.data, l, m, 20, 8192)
+			}
+		})
+	}
+}
+
+// benchSource is n bytes of Go-like source lines.
+func benchSource(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "\tfunc (s *Server) handle%d(ctx context.Context, req Request) error { return nil }\n", i)
+	}
+	return b.Bytes()[:n]
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -161,8 +162,8 @@ func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *err
 			return wrongType(name, "an array of strings")
 		}
 		list := make([]string, 0, 4)
-		for _, el := range d.ix.Elements(n) {
-			s, err := d.text(el, name, opt)
+		for i, el := range d.ix.Elements(n) {
+			s, err := d.text(el, name+"/"+strconv.Itoa(i), opt)
 			if err != nil {
 				return err
 			}

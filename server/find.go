@@ -9,34 +9,37 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/selectors"
 )
 
 type findArgs struct {
-	Result     string  `arg:"result"`
-	SHA256     *string `arg:"sha256"`
-	Pattern    string  `arg:"pattern"`
-	Regex      *bool   `arg:"regex"`
+	Result     string    `arg:"result"`
+	SHA256     *string   `arg:"sha256"`
+	Pattern    *string   `arg:"pattern"`
+	Patterns   *[]string `arg:"patterns"`
+	Regex      *bool     `arg:"regex"`
 	IgnoreCase *bool   `arg:"ignore_case"`
 	MaxMatches *int64  `arg:"max_matches"`
 }
 
-func findTool(cfg limits.Config) mcpserver.ServerTool {
+func findTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "find",
 			Description: fmt.Sprintf("Locate lines of a stored result without reading it: returns \"N: <line>\" for each line that "+
 				"contains pattern (a literal substring, or an RE2 expression with regex; ^ and $ are the line's ends), lines cut "+
 				"to %d bytes, at most max_matches (1-%d, default %d) and %d bytes of text, then \"… N more\" when matches were withheld. "+
-				"Use the line numbers with get_lines. ", selectors.MaxFindLine, briefing.MaxMaxMatches, briefing.DefaultMaxMatches, cfg.MaxLookupBytes) +
+				"To locate several places in one lookup, give patterns (1-%d) instead of pattern: a line matching any of them is listed once, "+
+				"in line order. Use the line numbers with get_lines or in edits. ",
+				selectors.MaxFindLine, briefing.MaxMaxMatches, briefing.DefaultMaxMatches, cfg.MaxLookupBytes, selectors.MaxPatterns) +
 				lookupLimits(cfg),
 			RawInputSchema: schema(props(refProps, []prop{
-				{"pattern", `{"type":"string","minLength":1,"description":"Literal substring, or an RE2 expression when regex is true."}`},
+				{"pattern", fmt.Sprintf(`{"type":"string","minLength":1,"maxLength":%d,"description":"Literal substring, or an RE2 expression when regex is true. Give pattern or patterns."}`, selectors.MaxPatternBytes)},
+				{"patterns", fmt.Sprintf(`{"type":"array","items":{"type":"string","minLength":1,"maxLength":%d},"minItems":1,"maxItems":%d,"description":"Several patterns at once: lines that match any of them. Give pattern or patterns."}`, selectors.MaxPatternBytes, selectors.MaxPatterns)},
 				{"regex", `{"type":"boolean","description":"Treat pattern as an RE2 expression (default false)."}`},
 				{"ignore_case", `{"type":"boolean","description":"Match case-insensitively, with Unicode simple case folding (default false)."}`},
 				{"max_matches", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"description":"Most matches to show (default %d)."}`, briefing.MaxMaxMatches, briefing.DefaultMaxMatches)},
-			}), "result", "pattern"),
+			}), "result"),
 			Annotations: hints("Find lines", false),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
@@ -52,7 +55,16 @@ func findTool(cfg limits.Config) mcpserver.ServerTool {
 					}
 					q.MaxMatches = int(*a.MaxMatches)
 				}
-				m, err := selectors.NewMatcher(a.Pattern, a.Regex != nil && *a.Regex, a.IgnoreCase != nil && *a.IgnoreCase)
+				p := selectors.Patterns{Regex: a.Regex != nil && *a.Regex, IgnoreCase: a.IgnoreCase != nil && *a.IgnoreCase}
+				switch {
+				case (a.Pattern == nil) == (a.Patterns == nil):
+					return "", nil, errcode.New(errcode.InvalidArgument, "give exactly one of pattern (one) and patterns (1 to %d)", selectors.MaxPatterns)
+				case a.Pattern != nil:
+					p.List = []string{*a.Pattern}
+				default:
+					p.List, p.Several = *a.Patterns, true
+				}
+				m, err := selectors.NewMatcher(p)
 				if err != nil {
 					return "", nil, err
 				}
