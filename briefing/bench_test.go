@@ -70,7 +70,7 @@ func BenchmarkGetLinesNearEnd(b *testing.B) {
 	first := int64(lines - 25)
 	last := first + 19
 	for b.Loop() {
-		if _, err := br.GetLines(Ref{Result: "r1"}, first, &last); err != nil {
+		if _, err := br.GetLines(Ref{Result: "r1"}, first, &last, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,8 +1,10 @@
 package briefing
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,15 +61,72 @@ func code(t *testing.T, err *errcode.Error) errcode.Code {
 func TestGetLines(t *testing.T) {
 	t.Parallel()
 	b := standard(t)
-	got, err := b.GetLines(Ref{Result: "r1"}, 2, nil)
+	got, err := b.GetLines(Ref{Result: "r1"}, 2, nil, false)
 	require.Nil(t, err)
 	assert.Equal(t, "two\nthree\n", got.Text)
-	assert.Equal(t, LineSelection{2, 3}, got.Selection)
+	assert.Equal(t, LineSelection{First: 2, Last: 3}, got.Selection)
 	assert.Equal(t, int64(10), got.Bytes)
 	assert.Equal(t, int64(14), got.EscapedBytes)
 	assert.Equal(t, int64(14), got.Budget.BytesUsed)
 	assert.Equal(t, "r1", got.Result)
 	assert.Len(t, got.SHA256, 64)
+}
+
+// TestGetLinesNumbered: numbered lines are "N: " and the exact line; the
+// numbered text is what the caps and the answer measure (SPEC section 5).
+func TestGetLinesNumbered(t *testing.T) {
+	t.Parallel()
+	lines := make([]string, 0, 120)
+	for i := range 120 {
+		lines = append(lines, fmt.Sprintf("l%d\t\"x\"\r\n", i+1))
+	}
+	cfg := limits.Defaults()
+	cfg.MaxLookupBytes = 40
+	b := fixture(t, cfg, Legacy, map[string]string{"a.txt": strings.Join(lines, "") + "last"})
+	require.Nil(t, b.Inspect([]string{"a.txt"})[0].Err)
+
+	got, err := b.GetLines(Ref{Result: "r1"}, 9, ptr(int64(10)), true)
+	require.Nil(t, err)
+	want := "9: l9\t\"x\"\r\n10: l10\t\"x\"\r\n"
+	assert.Equal(t, want, got.Text)
+	assert.Equal(t, LineSelection{First: 9, Last: 10, Numbered: true}, got.Selection)
+	assert.Equal(t, int64(len(want)), got.Bytes)
+	assert.Equal(t, limits.EscapedSize(want), got.EscapedBytes)
+	assert.Equal(t, got.EscapedBytes, got.Budget.BytesUsed)
+
+	// The last line keeps its missing newline; no last means the last line.
+	got, err = b.GetLines(Ref{Result: "r1"}, 121, nil, true)
+	require.Nil(t, err)
+	assert.Equal(t, "121: last", got.Text)
+
+	// The numbers count against the lookup cap (40 here): lines 99-101 are
+	// 9+10+10 bytes unnumbered, 14 more with "99: ", "100: " and "101: ".
+	got, err = b.GetLines(Ref{Result: "r1"}, 99, ptr(int64(101)), false)
+	require.Nil(t, err)
+	assert.Equal(t, int64(29), got.Bytes)
+	used := b.Budget().BytesUsed
+	_, err = b.GetLines(Ref{Result: "r1"}, 99, ptr(int64(101)), true)
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.LookupTooLarge, err.Code)
+	assert.Equal(t, int64(43), err.Details["size"])
+	assert.Equal(t, used, b.Budget().BytesUsed, "a refused lookup adds nothing")
+}
+
+func TestNumberWidths(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ first, last, want int64 }{
+		{1, 1, 1}, {1, 9, 9}, {1, 10, 11}, {9, 11, 5}, {10, 99, 180}, {99, 101, 8}, {1, 1000, 9 + 180 + 2700 + 4},
+		{999999999999, 1000000000000, 12 + 13},
+	} {
+		var want int64
+		if tt.last-tt.first < 5000 {
+			for n := tt.first; n <= tt.last; n++ {
+				want += int64(len(strconv.FormatInt(n, 10)))
+			}
+			assert.Equal(t, tt.want, want, "the table: %d-%d", tt.first, tt.last)
+		}
+		assert.Equal(t, tt.want, numberWidths(tt.first, tt.last), "%d-%d", tt.first, tt.last)
+	}
 }
 
 func TestGetRangeDefaults(t *testing.T) {
@@ -137,11 +196,11 @@ func TestCheckOrder(t *testing.T) {
 		want errcode.Code
 	}{
 		{"unknown result before digest", func(b *Briefing) *errcode.Error {
-			_, err := b.GetLines(Ref{Result: "r9", SHA256: wrong}, 1, nil)
+			_, err := b.GetLines(Ref{Result: "r9", SHA256: wrong}, 1, nil, false)
 			return err
 		}, errcode.UnknownResult},
 		{"digest before a bad range", func(b *Briefing) *errcode.Error {
-			_, err := b.GetLines(Ref{Result: "r1", SHA256: wrong}, 99, nil)
+			_, err := b.GetLines(Ref{Result: "r1", SHA256: wrong}, 99, nil, false)
 			return err
 		}, errcode.DigestMismatch},
 		{"digest even when the selection is valid", func(b *Briefing) *errcode.Error {
@@ -161,7 +220,7 @@ func TestCheckOrder(t *testing.T) {
 			return err
 		}, errcode.InvalidJSON},
 		{"selection before the caps", func(b *Briefing) *errcode.Error {
-			_, err := b.GetLines(Ref{Result: "r1"}, 0, nil)
+			_, err := b.GetLines(Ref{Result: "r1"}, 0, nil, false)
 			return err
 		}, errcode.InvalidRange},
 	}
@@ -204,7 +263,7 @@ func TestLookupBudget(t *testing.T) {
 	b := fixture(t, cfg, Legacy, map[string]string{"a.txt": "one\ntwo\nthree\n"})
 	b.Inspect([]string{"a.txt"})
 	require.Nil(t, b.StartLookup())
-	_, err := b.GetLines(Ref{Result: "r1"}, 1, nil)
+	_, err := b.GetLines(Ref{Result: "r1"}, 1, nil, false)
 	assert.Equal(t, errcode.LookupTooLarge, code(t, err))
 	assert.Equal(t, int64(0), b.Budget().BytesUsed)
 	assert.Equal(t, errcode.LookupLimit, code(t, b.StartLookup()))
@@ -218,7 +277,7 @@ func TestLookupBudget(t *testing.T) {
 func TestFind(t *testing.T) {
 	t.Parallel()
 	b := standard(t)
-	m, err := selectors.NewMatcher("t", false, false)
+	m, err := selectors.NewMatcher(selectors.Patterns{List: []string{"t"}})
 	require.Nil(t, err)
 	got, err := b.Find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 1})
 	require.Nil(t, err)

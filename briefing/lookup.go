@@ -1,6 +1,8 @@
 package briefing
 
 import (
+	"strconv"
+
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
@@ -26,10 +28,12 @@ type ByteSelection struct {
 	End   int64 `json:"end"`
 }
 
-// LineSelection is the "selection" of get_lines.
+// LineSelection is the "selection" of get_lines; Numbered is shown only
+// when set (SPEC section 5).
 type LineSelection struct {
-	First int64 `json:"first"`
-	Last  int64 `json:"last"`
+	First    int64 `json:"first"`
+	Last     int64 `json:"last"`
+	Numbered bool  `json:"numbered,omitempty"`
 }
 
 // PointerSelection is the "selection" of get_json.
@@ -66,8 +70,9 @@ func (b *Briefing) GetRange(ref Ref, start, end *int64) (*Selection, *errcode.Er
 }
 
 // GetLines selects the inclusive lines first..last; a nil last is the last
-// line (SPEC 4.2).
-func (b *Briefing) GetLines(ref Ref, first int64, last *int64) (*Selection, *errcode.Error) {
+// line (SPEC 4.2). With numbered, each line is prefixed by its number and
+// ": ", as find shows lines, and that text is the lookup's (SPEC section 5).
+func (b *Briefing) GetLines(ref Ref, first int64, last *int64, numbered bool) (*Selection, *errcode.Error) {
 	r, err := b.resolve(ref)
 	if err != nil {
 		return nil, err
@@ -80,7 +85,45 @@ func (b *Briefing) GetLines(ref Ref, first int64, last *int64) (*Selection, *err
 	if err != nil {
 		return nil, err
 	}
-	return b.answer(r, LineSelection{first, l}, "", r.Text.Data[span.Start:span.End])
+	text := r.Text.Data[span.Start:span.End]
+	sel := LineSelection{first, l, numbered}
+	if !numbered {
+		return b.answer(r, sel, "", text)
+	}
+	// Measure the numbered text before building it: a selection over the
+	// caps is never built. The numbers and ": " are never escaped.
+	prefixes := numberWidths(first, l) + 2*(l-first+1)
+	size, escaped := int64(len(text))+prefixes, limits.EscapedSize(text)+prefixes
+	if err := b.budget.ChargeSized(size, escaped); err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, size)
+	lines := r.Text.Lines
+	start := span.Start
+	for n := first; n <= l; n++ {
+		end := lines.Start(int(n) + 1)
+		out = strconv.AppendInt(out, n, 10)
+		out = append(out, ": "...)
+		out = append(out, r.Text.Data[start:end]...)
+		start = end
+	}
+	return b.selection(r, sel, "", out, size, escaped), nil
+}
+
+// numberWidths returns the decimal digits of every number in first..last
+// (first >= 1), counted a power of ten at a time.
+func numberWidths(first, last int64) int64 {
+	var total int64
+	for width, lo := int64(1), int64(1); lo <= last; width, lo = width+1, lo*10 {
+		hi := lo*10 - 1
+		if a, z := max(first, lo), min(last, hi); a <= z {
+			total += width * (z - a + 1)
+		}
+		if lo > last/10 {
+			break
+		}
+	}
+	return total
 }
 
 // CheckAs validates get_json's "as" (an argument check).
@@ -134,10 +177,15 @@ func (b *Briefing) answer(r *results.Result, sel any, typ string, text []byte) (
 	if err != nil {
 		return nil, err
 	}
+	return b.selection(r, sel, typ, text, size, escaped), nil
+}
+
+// selection wraps a charged text as a Selection.
+func (b *Briefing) selection(r *results.Result, sel any, typ string, text []byte, size, escaped int64) *Selection {
 	return &Selection{
 		Result: r.ID, SHA256: r.Text.Hex(), Selection: sel, Type: typ,
 		Text: string(text), Bytes: size, EscapedBytes: escaped, Budget: b.budget.Snapshot(),
-	}, nil
+	}
 }
 
 // FindQuery is the arguments of find after their checks.

@@ -35,6 +35,8 @@ const (
 	TooLarge           Code = "too_large"
 	NotUTF8            Code = "not_utf8"
 	Unreadable         Code = "unreadable"
+	Conflict           Code = "conflict"
+	Unwritable         Code = "unwritable"
 )
 
 // Error is an error the caller can act on. Details uses the names of SPEC

@@ -1,6 +1,10 @@
 package limits
 
-import "github.com/loom-results/loom-results/errcode"
+import (
+	"strconv"
+
+	"github.com/loom-results/loom-results/errcode"
+)
 
 // Budget is the state of one step (SPEC section 6): how many lookups it has
 // made, the escaped bytes its lookups returned, the bytes expand_edit
@@ -69,6 +73,28 @@ func (b *Budget) Snapshot() Snapshot {
 		ExpandBytesLeft: max(0, b.cfg.MaxExpandBytes-b.expandUsed),
 		Refused:         b.refused,
 	}
+}
+
+// AppendJSON appends the snapshot as json.Marshal writes it, members in
+// struct order.
+func (s *Snapshot) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"step":`...)
+	dst = strconv.AppendInt(dst, s.Step, 10)
+	dst = append(dst, `,"lookups_used":`...)
+	dst = strconv.AppendInt(dst, s.LookupsUsed, 10)
+	dst = append(dst, `,"lookups_left":`...)
+	dst = strconv.AppendInt(dst, s.LookupsLeft, 10)
+	dst = append(dst, `,"bytes_used":`...)
+	dst = strconv.AppendInt(dst, s.BytesUsed, 10)
+	dst = append(dst, `,"bytes_left":`...)
+	dst = strconv.AppendInt(dst, s.BytesLeft, 10)
+	dst = append(dst, `,"expand_bytes_used":`...)
+	dst = strconv.AppendInt(dst, s.ExpandBytesUsed, 10)
+	dst = append(dst, `,"expand_bytes_left":`...)
+	dst = strconv.AppendInt(dst, s.ExpandBytesLeft, 10)
+	dst = append(dst, `,"refused":`...)
+	dst = strconv.AppendBool(dst, s.Refused)
+	return append(dst, '}')
 }
 
 func (b *Budget) bytesLeft() int64 { return max(0, b.cfg.MaxStepBytes-b.bytesUsed) }

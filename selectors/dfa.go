@@ -20,13 +20,13 @@ import (
 // its end, and \b looks at the runes on both sides (none beyond the line).
 type lineDFA struct {
 	prog   *syntax.Prog
-	states []*dstate          // by index; 0 is the start of a line
-	byKey  map[string]int32   // state key -> index
-	work   int64              // instructions visited building states, left in the budget
-	stack  []uint32           // reused by closure
-	seen   sparseSet          // reused by closure
-	next   []uint32           // reused by step
-	keyBuf []byte             // reused by key
+	states []*dstate        // by index; 0 is the start of a line
+	byKey  map[string]int32 // state key -> index
+	work   int64            // instructions visited building states, left in the budget
+	stack  []uint32         // reused by closure
+	seen   sparseSet        // reused by closure
+	next   []uint32         // reused by step
+	keyBuf []byte           // reused by key
 }
 
 // dstate is one DFA state: the program threads pending before the next

@@ -119,7 +119,9 @@ func TestFindByteCap(t *testing.T) {
 
 func TestNewMatcherErrors(t *testing.T) {
 	t.Parallel()
-	one := func(p string, regex, fold bool) Patterns { return Patterns{List: []string{p}, Regex: regex, IgnoreCase: fold} }
+	one := func(p string, regex, fold bool) Patterns {
+		return Patterns{List: []string{p}, Regex: regex, IgnoreCase: fold}
+	}
 	_, err := NewMatcher(one("", false, false))
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.InvalidArgument, err.Code)

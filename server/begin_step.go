@@ -39,13 +39,25 @@ func (o orderedInts) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func beginStepTool(cfg limits.Config) mcpserver.ServerTool {
+// beginStepDescription says who calls begin_step (SPEC section 5): the
+// governing client, or with --steps model the model itself, told when.
+func beginStepDescription(cfg ToolConfig) string {
+	budget := "(" + strconv.FormatInt(cfg.MaxLookups, 10) + " lookups, " + strconv.FormatInt(cfg.MaxStepBytes, 10) +
+		" escaped bytes, " + strconv.FormatInt(cfg.MaxExpandBytes, 10) + " expanded bytes)"
+	if cfg.modelSteps() {
+		return "Start a new step with a fresh budget " + budget + ". Call it when you start a new action (a new read or edit " +
+			"of your task), and whenever an answer is lookup_limit or step_refused (an edit that does not resolve refuses " +
+			"the step too); then repeat the call that was refused. Returns the step number and the limits."
+	}
+	return "Governing client only: end the current step and start the next with a fresh budget " + budget +
+		". Returns the step number and the limits."
+}
+
+func beginStepTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
-			Name: "begin_step",
-			Description: "Governing client only: end the current step and start the next with a fresh budget " +
-				"(" + strconv.FormatInt(cfg.MaxLookups, 10) + " lookups, " + strconv.FormatInt(cfg.MaxStepBytes, 10) +
-				" escaped bytes, " + strconv.FormatInt(cfg.MaxExpandBytes, 10) + " expanded bytes). Returns the step number and the limits.",
+			Name:           "begin_step",
+			Description:    beginStepDescription(cfg),
 			RawInputSchema: schema(nil),
 			Annotations:    hints("Begin a step", false),
 		},

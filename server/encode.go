@@ -234,6 +234,8 @@ func appendStructured(dst []byte, v any, text textSpan) ([]byte, error) {
 		return appendInspect(dst, s), nil
 	case stepAnswer:
 		return appendStepAnswer(dst, s), nil
+	case jsonAppender:
+		return s.AppendJSON(dst), nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -241,6 +243,10 @@ func appendStructured(dst []byte, v any, text textSpan) ([]byte, error) {
 	}
 	return append(dst, b...), nil
 }
+
+// jsonAppender is an answer type that encodes itself as json.Marshal
+// would (its MarshalJSON derives from AppendJSON).
+type jsonAppender interface{ AppendJSON(dst []byte) []byte }
 
 // appendSelection writes a briefing.Selection. Its text is most often the
 // content's text, whose escaped bytes are copied.
@@ -262,6 +268,9 @@ func appendSelection(dst []byte, s *briefing.Selection, text textSpan) ([]byte, 
 		dst = strconv.AppendInt(dst, sel.First, 10)
 		dst = append(dst, `,"last":`...)
 		dst = strconv.AppendInt(dst, sel.Last, 10)
+		if sel.Numbered {
+			dst = append(dst, `,"numbered":true`...)
+		}
 		dst = append(dst, '}')
 	case briefing.PointerSelection:
 		dst = append(dst, `{"pointer":`...)
@@ -292,25 +301,7 @@ func appendSelection(dst []byte, s *briefing.Selection, text textSpan) ([]byte, 
 }
 
 // appendSnapshot writes a limits.Snapshot.
-func appendSnapshot(dst []byte, s *limits.Snapshot) []byte {
-	dst = append(dst, `{"step":`...)
-	dst = strconv.AppendInt(dst, s.Step, 10)
-	dst = append(dst, `,"lookups_used":`...)
-	dst = strconv.AppendInt(dst, s.LookupsUsed, 10)
-	dst = append(dst, `,"lookups_left":`...)
-	dst = strconv.AppendInt(dst, s.LookupsLeft, 10)
-	dst = append(dst, `,"bytes_used":`...)
-	dst = strconv.AppendInt(dst, s.BytesUsed, 10)
-	dst = append(dst, `,"bytes_left":`...)
-	dst = strconv.AppendInt(dst, s.BytesLeft, 10)
-	dst = append(dst, `,"expand_bytes_used":`...)
-	dst = strconv.AppendInt(dst, s.ExpandBytesUsed, 10)
-	dst = append(dst, `,"expand_bytes_left":`...)
-	dst = strconv.AppendInt(dst, s.ExpandBytesLeft, 10)
-	dst = append(dst, `,"refused":`...)
-	dst = strconv.AppendBool(dst, s.Refused)
-	return append(dst, '}')
-}
+func appendSnapshot(dst []byte, s *limits.Snapshot) []byte { return s.AppendJSON(dst) }
 
 // appendPage writes list_results' briefing.Page (its Text is not a member).
 func appendPage(dst []byte, p *briefing.Page) []byte {

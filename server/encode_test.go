@@ -624,7 +624,7 @@ func TestEncodedShapes(t *testing.T) {
 		{briefing.Selection{}, "Result string result; SHA256 string sha256; Selection interface {} selection; Type string type,omitempty; " +
 			"Text string text; Bytes int64 bytes; EscapedBytes int64 escaped_bytes; Budget limits.Snapshot budget"},
 		{briefing.ByteSelection{}, "Start int64 start; End int64 end"},
-		{briefing.LineSelection{}, "First int64 first; Last int64 last"},
+		{briefing.LineSelection{}, "First int64 first; Last int64 last; Numbered bool numbered,omitempty"},
 		{briefing.PointerSelection{}, "Pointer string pointer; As string as"},
 		{briefing.Page{}, "Page int64 page; Pages int64 pages; Total int64 total; Results []results.Descriptor results; " +
 			"Next *int64 next; Budget *limits.Snapshot budget,omitempty; Text string -"},

@@ -16,7 +16,7 @@ type expandEditArgs struct {
 	Arguments json.RawMessage `arg:"arguments"`
 }
 
-func expandEditTool(cfg limits.Config) mcpserver.ServerTool {
+func expandEditTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "expand_edit",

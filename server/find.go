@@ -18,8 +18,8 @@ type findArgs struct {
 	Pattern    *string   `arg:"pattern"`
 	Patterns   *[]string `arg:"patterns"`
 	Regex      *bool     `arg:"regex"`
-	IgnoreCase *bool   `arg:"ignore_case"`
-	MaxMatches *int64  `arg:"max_matches"`
+	IgnoreCase *bool     `arg:"ignore_case"`
+	MaxMatches *int64    `arg:"max_matches"`
 }
 
 func findTool(cfg ToolConfig) mcpserver.ServerTool {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/limits"
 )
 
 type getJSONArgs struct {
@@ -18,7 +17,7 @@ type getJSONArgs struct {
 	As      *string `arg:"as"`
 }
 
-func getJSONTool(cfg limits.Config) mcpserver.ServerTool {
+func getJSONTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "get_json",

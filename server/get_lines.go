@@ -8,25 +8,27 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/limits"
 )
 
 type getLinesArgs struct {
-	Result string  `arg:"result"`
-	SHA256 *string `arg:"sha256"`
-	First  int64   `arg:"first"`
-	Last   *int64  `arg:"last"`
+	Result   string  `arg:"result"`
+	SHA256   *string `arg:"sha256"`
+	First    int64   `arg:"first"`
+	Last     *int64  `arg:"last"`
+	Numbered *bool   `arg:"numbered"`
 }
 
-func getLinesTool(cfg limits.Config) mcpserver.ServerTool {
+func getLinesTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "get_lines",
 			Description: "Return lines first..last (inclusive, numbered from 1, newlines included) of a stored result; " +
-				"omitted last means the last line. " + lookupLimits(cfg),
+				"omitted last means the last line. With numbered, each line comes as \"N: <line>\", as find shows it: " +
+				"the numbers and \": \" are not part of the text, so never copy them into an edit. " + lookupLimits(cfg),
 			RawInputSchema: schema(props(refProps, []prop{
 				{"first", `{"type":"integer","description":"First line, from 1."}`},
 				{"last", `{"type":"integer","description":"Last line, inclusive (default: the last line)."}`},
+				{"numbered", `{"type":"boolean","description":"Prefix each line with its number and \": \" (default false); the prefixes are not part of the text."}`},
 			}), "result", "first"),
 			Annotations: hints("Get lines", false),
 		},
@@ -36,7 +38,7 @@ func getLinesTool(cfg limits.Config) mcpserver.ServerTool {
 				if err := ref.Check(); err != nil {
 					return "", nil, err
 				}
-				sel, err := b.GetLines(ref, a.First, a.Last)
+				sel, err := b.GetLines(ref, a.First, a.Last, a.Numbered != nil && *a.Numbered)
 				if err != nil {
 					return "", nil, err
 				}

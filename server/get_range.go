@@ -9,7 +9,6 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/limits"
 )
 
 type getRangeArgs struct {
@@ -19,7 +18,7 @@ type getRangeArgs struct {
 	End    *int64  `arg:"end"`
 }
 
-func getRangeTool(cfg limits.Config) mcpserver.ServerTool {
+func getRangeTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "get_range",
@@ -47,8 +46,13 @@ func getRangeTool(cfg limits.Config) mcpserver.ServerTool {
 	}
 }
 
-// lookupLimits is the sentence every lookup's description ends with.
-func lookupLimits(cfg limits.Config) string {
-	return fmt.Sprintf("A lookup: each step allows %d lookups of at most %d bytes each and %d escaped bytes in all; "+
-		"a refused or spent step needs begin_step.", cfg.MaxLookups, cfg.MaxLookupBytes, cfg.MaxStepBytes)
+// lookupLimits is the sentence every lookup's description ends with; its
+// last clause is about begin_step, so it differs by step mode.
+func lookupLimits(cfg ToolConfig) string {
+	next := "a refused or spent step needs begin_step."
+	if cfg.modelSteps() {
+		next = "when an answer is lookup_limit or step_refused, call begin_step, then repeat the call."
+	}
+	return fmt.Sprintf("A lookup: each step allows %d lookups of at most %d bytes each and %d escaped bytes in all; %s",
+		cfg.MaxLookups, cfg.MaxLookupBytes, cfg.MaxStepBytes, next)
 }

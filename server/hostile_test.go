@@ -375,7 +375,7 @@ func objectJSON(members map[string]string) string {
 func wrongTypeCases(t *testing.T) []wrongTypeCall {
 	t.Helper()
 	var out []wrongTypeCall
-	for _, tool := range Tools(limits.Defaults()) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults()}) {
 		name := tool.Tool.Name
 		base, ok := validArgs[name]
 		require.True(t, ok, "no valid arguments for tool %q in validArgs", name)

@@ -173,7 +173,7 @@ func TestHTTPSession(t *testing.T) {
 	// accepted without an answer.
 	a := c.post(id, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
 	require.Equal(t, http.StatusOK, a.status)
-	assert.Len(t, a.json(t)["result"].(map[string]any)["tools"], len(Tools(limits.Defaults())))
+	assert.Len(t, a.json(t)["result"].(map[string]any)["tools"], len(Tools(ToolConfig{Config: limits.Defaults()})))
 	a = c.post(id, `{"jsonrpc":"2.0","id":"s1","result":{}}`)
 	assert.Equal(t, http.StatusAccepted, a.status)
 	assert.Empty(t, a.body)

@@ -9,7 +9,6 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 )
 
@@ -32,7 +31,7 @@ type inspectEntry struct {
 	Error json.RawMessage `json:"error,omitempty"`
 }
 
-func inspectTool(cfg limits.Config) mcpserver.ServerTool {
+func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "inspect",

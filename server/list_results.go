@@ -9,7 +9,6 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/limits"
 )
 
 type listResultsArgs struct {
@@ -17,7 +16,7 @@ type listResultsArgs struct {
 	PageSize *int64 `arg:"page_size"`
 }
 
-func listResultsTool(cfg limits.Config) mcpserver.ServerTool {
+func listResultsTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "list_results",

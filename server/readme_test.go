@@ -26,7 +26,7 @@ func TestReadmeToolTable(t *testing.T) {
 	table, _, ok = strings.Cut(table, "<!-- /tools -->")
 	require.True(t, ok)
 
-	row := regexp.MustCompile("^\\| `([a-z_]+)` \\| (.*?) \\|")
+	row := regexp.MustCompile("^\\| `([a-z_]+)`[^|]* \\| (.*?) \\|")
 	documented := map[string][]string{}
 	for _, line := range strings.Split(table, "\n") {
 		m := row.FindStringSubmatch(line)
@@ -43,7 +43,7 @@ func TestReadmeToolTable(t *testing.T) {
 	}
 
 	listed := map[string][]string{}
-	for _, tool := range Tools(limits.Defaults()) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true}) {
 		var schema struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 			Required   []string                   `json:"required"`

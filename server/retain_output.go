@@ -9,7 +9,6 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/limits"
 )
 
 type retainOutputArgs struct {
@@ -21,7 +20,7 @@ type retainOutputArgs struct {
 	DroppedBytes *int64 `arg:"dropped_bytes"`
 }
 
-func retainOutputTool(cfg limits.Config) mcpserver.ServerTool {
+func retainOutputTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "retain_output",

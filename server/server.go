@@ -27,7 +27,14 @@ const (
 type Options struct {
 	Limits  limits.Config
 	Context briefing.Context
+	Steps   limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
+	Write   bool         // serve write_file (--write)
 	Root    *workspace.Root
+}
+
+// tools is the tool configuration of these options.
+func (o Options) tools() ToolConfig {
+	return ToolConfig{Config: o.Limits, Steps: o.Steps, Write: o.Write}
 }
 
 // Server is an MCP server whose briefings share one root and one
@@ -45,22 +52,39 @@ func New(opts Options) *Server {
 		mcpserver.WithToolCapabilities(false),
 		// logging/setLevel is accepted; the server sends no log messages (logs go to stderr).
 		mcpserver.WithLogging(),
-		mcpserver.WithInstructions(instructions),
+		mcpserver.WithInstructions(instructions(opts.tools())),
 	)
-	for _, t := range Tools(opts.Limits) {
+	for _, t := range Tools(opts.tools()) {
 		s.mcp.AddTool(t.Tool, t.Handler)
 	}
 	return s
 }
 
-const instructions = "loom-results keeps the exact bytes of files you inspect for this session. " +
-	"inspect shows a descriptor (ID, sha256, size, lines, preview); find locates lines; get_lines, get_range " +
-	"and get_json return only the selection you ask for, within a per-step budget. expand_edit turns " +
-	"$compose and $splice nodes into file contents so unchanged text is never written again."
+// instructions describe the loop for the mode the server runs in, in a few
+// lines a model reads once (initialize and server/discover).
+func instructions(cfg ToolConfig) string {
+	s := "loom-results keeps the exact bytes of files you inspect for this session, so you never read or retype them twice.\n" +
+		"1. inspect the files: each answer is a descriptor (result ID, sha256, size, lines, a short preview), not the contents.\n" +
+		"2. find the lines you need (pattern, or several patterns at once); get_lines (numbered: true shows line numbers), " +
+		"get_range or get_json return only that selection, within a per-step budget.\n"
+	if cfg.Write {
+		s += "3. write_file writes an edit of a result you inspected: splice line edits into it ({\"result\", \"edits\"}), or " +
+			"compose the new text from stored selections and new text; unchanged text is never generated again. It checks the " +
+			"file is still what you read (conflict otherwise: inspect it again), writes atomically, answers with the diff " +
+			"and a new result ID for the next edit.\n"
+	} else {
+		s += "3. expand_edit turns $compose and $splice nodes in a write action's arguments into file contents, so unchanged " +
+			"text is never generated again; the executor of the action writes the file (this server writes nothing).\n"
+	}
+	if cfg.modelSteps() {
+		s += "Call begin_step when you start a new action, and whenever an answer is lookup_limit or step_refused; then repeat the refused call.\n"
+	}
+	return s
+}
 
 // newBriefing returns a fresh briefing of this server.
 func (s *Server) newBriefing() *briefing.Briefing {
-	return briefing.New(briefing.Options{Limits: s.opts.Limits, Context: s.opts.Context, Root: s.opts.Root, Quota: s.quota})
+	return briefing.New(briefing.Options{Limits: s.opts.Limits, Context: s.opts.Context, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota})
 }
 
 type briefingKey struct{}

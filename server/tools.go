@@ -9,10 +9,23 @@ import (
 	"github.com/loom-results/loom-results/limits"
 )
 
+// ToolConfig is what the tool definitions depend on: the limits their
+// descriptions state, the step mode (SPEC section 2, --steps), whose
+// sentences about begin_step they use, and whether write_file is served
+// (--write).
+type ToolConfig struct {
+	limits.Config
+	Steps limits.Steps
+	Write bool
+}
+
+// modelSteps reports whether the model calls begin_step itself.
+func (cfg ToolConfig) modelSteps() bool { return cfg.Steps == limits.ModelSteps }
+
 // Tools returns every tool of SPEC section 5 (tools/list sorts them by
-// name); descriptions state the limits of cfg.
-func Tools(cfg limits.Config) []mcpserver.ServerTool {
-	return []mcpserver.ServerTool{
+// name), write_file only with cfg.Write; descriptions state cfg's limits.
+func Tools(cfg ToolConfig) []mcpserver.ServerTool {
+	tools := []mcpserver.ServerTool{
 		inspectTool(cfg),
 		findTool(cfg),
 		getLinesTool(cfg),
@@ -23,12 +36,17 @@ func Tools(cfg limits.Config) []mcpserver.ServerTool {
 		retainOutputTool(cfg),
 		beginStepTool(cfg),
 	}
+	if cfg.Write {
+		tools = append(tools, writeFileTool(cfg))
+	}
+	return tools
 }
 
-// hints are a tool's four annotation hints. No tool writes files or runs
-// anything (SPEC section 1), so every tool is read-only, not destructive
-// and closed-world; idempotent says whether a repeated call changes nothing,
+// hints are a tool's four annotation hints for a tool that writes no file
+// and runs nothing (SPEC section 1): read-only, not destructive and
+// closed-world; idempotent says whether a repeated call changes nothing,
 // which lookups do not promise: each one spends the step's budget.
+// write_file, the one tool that writes, sets its own (SPEC section 9).
 func hints(title string, idempotent bool) mcp.ToolAnnotation {
 	return mcp.ToolAnnotation{
 		Title:           title,

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,10 +18,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/toolsnaps")
 
-// TestToolSnapshots compares every tool's definition with its snapshot in
-// testdata/toolsnaps; a missing snapshot fails, -update rewrites them.
+// TestToolSnapshots compares every tool's definition (with the default
+// flags and --write) with its snapshot in testdata/toolsnaps; a missing
+// snapshot fails, -update rewrites them.
 func TestToolSnapshots(t *testing.T) {
-	for _, tool := range Tools(limits.Defaults()) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true}) {
 		t.Run(tool.Tool.Name, func(t *testing.T) {
 			got, err := json.MarshalIndent(tool.Tool, "", "  ")
 			require.NoError(t, err)
@@ -45,7 +48,7 @@ func TestToolsDescribeLimitsAndHints(t *testing.T) {
 	cfg.MaxStepBytes = 5678
 	lookups := map[string]bool{"find": true, "get_lines": true, "get_range": true, "get_json": true, "list_results": true}
 	names := map[string]bool{}
-	for _, tool := range Tools(cfg) {
+	for _, tool := range Tools(ToolConfig{Config: cfg, Write: true}) {
 		name := tool.Tool.Name
 		names[name] = true
 		a := tool.Tool.Annotations
@@ -53,8 +56,10 @@ func TestToolsDescribeLimitsAndHints(t *testing.T) {
 		require.NotNil(t, a.DestructiveHint, name)
 		require.NotNil(t, a.IdempotentHint, name)
 		require.NotNil(t, a.OpenWorldHint, name)
-		assert.True(t, *a.ReadOnlyHint, name)
-		assert.False(t, *a.DestructiveHint, name)
+		// write_file alone writes: SPEC section 9's hints.
+		writes := name == "write_file"
+		assert.Equal(t, !writes, *a.ReadOnlyHint, name)
+		assert.Equal(t, writes, *a.DestructiveHint, name)
 		assert.False(t, *a.OpenWorldHint, name)
 		assert.NotEmpty(t, a.Title, name)
 		if lookups[name] {
@@ -66,5 +71,61 @@ func TestToolsDescribeLimitsAndHints(t *testing.T) {
 		require.NoError(t, json.Unmarshal(tool.Tool.RawInputSchema, &schema), name)
 		assert.Equal(t, false, schema["additionalProperties"], name)
 	}
-	assert.Len(t, names, 9)
+	assert.Len(t, names, 10)
+	assert.Len(t, Tools(ToolConfig{Config: cfg}), 9, "without --write there is no write_file")
+}
+
+// TestStepModes: with --steps model, begin_step's description tells the
+// model when to call it; every other description differs from the client
+// mode's only in its sentence about begin_step, and names, schemas and
+// annotations are the same (SPEC section 5).
+func TestStepModes(t *testing.T) {
+	t.Parallel()
+	client := Tools(ToolConfig{Config: limits.Defaults(), Write: true})
+	model := Tools(ToolConfig{Config: limits.Defaults(), Write: true, Steps: limits.ModelSteps})
+	require.Len(t, model, len(client))
+	for i := range client {
+		c, m := client[i].Tool, model[i].Tool
+		assert.Equal(t, c.Name, m.Name)
+		assert.JSONEq(t, string(c.RawInputSchema), string(m.RawInputSchema), c.Name)
+		assert.Equal(t, c.Annotations, m.Annotations, c.Name)
+		if c.Name == "begin_step" {
+			assert.True(t, strings.HasPrefix(c.Description, "Governing client only"), c.Description)
+			assert.Contains(t, m.Description, "Call it when you start a new action")
+			assert.Contains(t, m.Description, "whenever an answer is lookup_limit or step_refused")
+			continue
+		}
+		// The sentences that differ all name begin_step.
+		cs, ms := sentences(c.Description), sentences(m.Description)
+		for _, s := range symmetricDifference(cs, ms) {
+			assert.Contains(t, s, "begin_step", "%s: a sentence that differs by mode: %q", c.Name, s)
+		}
+	}
+}
+
+func sentences(s string) []string {
+	var out []string
+	for _, part := range strings.SplitAfter(s, ". ") {
+		for _, p := range strings.Split(part, "; ") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func symmetricDifference(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -229,6 +229,10 @@ func (r *Root) open(rel string) (*os.File, fs.FileInfo, *errcode.Error) {
 	return f, fi, nil
 }
 
+// Rel checks path lexically as Read does and returns it cleaned,
+// slash-separated and relative to the root, without looking at the file.
+func (r *Root) Rel(path string) (string, *errcode.Error) { return r.resolve(path) }
+
 // resolve checks path lexically and returns it cleaned, slash-separated and
 // relative to the root ("." for the root itself).
 //
@@ -286,6 +290,10 @@ func reason(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err.Error()
 	}
 	return err.Error()
 }

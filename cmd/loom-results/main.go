@@ -55,6 +55,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	context := fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	httpToken := fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
+	steps := fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
+	write := fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -66,6 +68,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if policy != briefing.Legacy && policy != briefing.Bounded {
 		fmt.Fprintf(stderr, "loom-results: --context %q is not legacy or bounded\n", *context)
 		return usageError{errors.New("bad --context")}
+	}
+	if s := limits.Steps(*steps); s != limits.ClientSteps && s != limits.ModelSteps {
+		fmt.Fprintf(stderr, "loom-results: --steps %q is not client or model\n", *steps)
+		return usageError{errors.New("bad --steps")}
 	}
 	if *httpAddr != "" {
 		if err := server.CheckHTTPAddr(*httpAddr, *httpToken); err != nil {
@@ -79,7 +85,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return usageError{err}
 	}
 	defer r.Close()
-	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r})
+	s := server.New(server.Options{Limits: cfg, Context: policy, Steps: limits.Steps(*steps), Write: *write, Root: r})
 
 	if *httpAddr != "" {
 		return s.ServeHTTP(ctx, server.HTTPOptions{Addr: *httpAddr, Token: *httpToken, Log: stderr})

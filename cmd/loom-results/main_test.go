@@ -28,6 +28,8 @@ func TestRunUsage(t *testing.T) {
 		{"negative limit", []string{"--max-lookups", "-1"}, "max-lookups"},
 		{"page size zero", []string{"--page-size", "0"}, "page-size"},
 		{"bad context", []string{"--context", "wide"}, `--context "wide"`},
+		{"bad steps", []string{"--steps", "agent"}, `--steps "agent" is not client or model`},
+		{"write takes no value", []string{"--write=maybe"}, "write"},
 		{"unknown flag", []string{"--nope"}, "nope"},
 		{"stray argument", []string{"extra"}, `unexpected argument "extra"`},
 		{"missing root", []string{"--root", "/does/not/exist"}, "--root"},

@@ -1,0 +1,351 @@
+package briefing
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/linediff"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/selectors"
+)
+
+// WriteRequest is write_file's arguments (SPEC section 9) as the server
+// decodes them: exactly one of Text, Compose (the raw JSON array) and
+// Splice (the raw JSON object) is meant to be set.
+type WriteRequest struct {
+	Path    *string
+	Text    *string
+	Compose json.RawMessage
+	Splice  json.RawMessage
+	Base    *string
+}
+
+// Written is the answer of write_file.
+type Written struct {
+	Path   string
+	Bytes  int64
+	SHA256 string
+	Base   *string            // the base result's ID, or nil
+	Result results.Descriptor // the written text, retained as a file result
+	Diff   string             // the change as a unified diff
+	Budget limits.Snapshot    // the step after the call
+	Text   string             // the text content
+	lines  int64              // of the written text, for Text
+}
+
+// diffContext is the unchanged lines a hunk shows around a change (GNU
+// diff -U1, SPEC section 9).
+const diffContext = 1
+
+// WriteFile writes an edit to a file under the root (SPEC section 9). The
+// checks run in the SPEC's order: a refused step, the arguments, the new
+// text's resolution (an unresolved edit refuses the step), the path, the
+// base, the expansion cap, the store, then, right before the write, the
+// file on disk against the base. The written text is retained as a file
+// result, as if inspected after the write.
+func (b *Briefing) WriteFile(req WriteRequest) (*Written, *errcode.Error) {
+	if err := b.budget.CheckEdit(); err != nil {
+		return nil, err
+	}
+	if err := req.check(); err != nil {
+		return nil, err
+	}
+	pieces, spliced, expanded, err := b.resolveWrite(req)
+	if err != nil {
+		if err.Code == errcode.UnresolvedEdit {
+			b.budget.Refuse()
+		}
+		return nil, err
+	}
+
+	// The path: given, or the spliced result's own.
+	p := req.Path
+	if p == nil && spliced != nil {
+		p = spliced.Source.Path
+	}
+	if p == nil {
+		return nil, errcode.New(errcode.InvalidArgument,
+			"path is required: %s has no source path to default to", spliced.ID)
+	}
+	target, err := b.opts.Root.Target(*p)
+	if err != nil {
+		return nil, err
+	}
+
+	// The base: given, or the spliced result when it is that file's.
+	var base *results.Result
+	switch {
+	case req.Base != nil:
+		if base, err = b.store.Get(*req.Base); err != nil {
+			return nil, err
+		}
+	case spliced != nil && spliced.Source.Path != nil && b.samePath(*spliced.Source.Path, target.Rel):
+		base = spliced
+	}
+
+	var size int64
+	for _, piece := range pieces {
+		size += int64(len(piece))
+	}
+	if expanded && size > b.budget.ExpandLeft() {
+		return nil, b.budget.ChargeExpand(size)
+	}
+	text, err := results.Analyze(bytes.Join(pieces, nil))
+	if err != nil {
+		return nil, err // parts are valid UTF-8 and end on boundaries, so this does not happen
+	}
+	src := results.Source{Kind: results.KindFile, Path: &target.Rel}
+	if b.opts.Context == Bounded && b.store.Reusable(text.Sum, true, src) == nil && !b.store.Fits(size) {
+		return nil, storeFull(size, b.store)
+	}
+
+	if err := b.checkConflict(target.Rel, base); err != nil {
+		return nil, err
+	}
+	if base == nil || !bytes.Equal(base.Text.Data, text.Data) {
+		// The target as it is now: the conflict check has just seen it.
+		now, err := b.opts.Root.Target(target.Rel)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.opts.Root.Write(now, text.Data); err != nil {
+			return nil, err
+		}
+	}
+
+	if expanded {
+		b.budget.ChargeExpand(size) // within ExpandLeft, checked above
+	}
+	got := b.store.Retain(text, true, src)
+	w := &Written{
+		Path:   target.Rel,
+		Bytes:  size,
+		SHA256: text.Hex(),
+		Result: results.Describe(text, true, src, got, b.view(), b.opts.Limits.PreviewBytes),
+		Budget: b.budget.Snapshot(),
+		lines:  int64(text.Lines.Count()),
+	}
+	var old []byte
+	if base != nil {
+		w.Base = &base.ID
+		old = base.Text.Data
+	}
+	w.Diff = string(linediff.Diff(old, text.Data, diffContext))
+	w.Text = w.render(b.opts.Limits.PreviewBytes)
+	return w, nil
+}
+
+// check is the argument check of write_file: exactly one of text, compose
+// and splice, compose an array and splice an object, and a path unless a
+// splice may give one.
+func (req WriteRequest) check() *errcode.Error {
+	given := 0
+	for _, set := range []bool{req.Text != nil, req.Compose != nil, req.Splice != nil} {
+		if set {
+			given++
+		}
+	}
+	switch {
+	case given != 1:
+		return errcode.New(errcode.InvalidArgument,
+			"give exactly one of text (the whole new text), compose (parts) or splice (line edits of a result); %d given", given)
+	case req.Compose != nil && firstByte(req.Compose) != '[':
+		return errcode.New(errcode.InvalidArgument, "compose must be an array of parts")
+	case req.Splice != nil && firstByte(req.Splice) != '{':
+		return errcode.New(errcode.InvalidArgument, `splice must be an object {"result", "sha256"?, "edits"}`)
+	case req.Path == nil && req.Splice == nil:
+		return errcode.New(errcode.InvalidArgument, "path is required with text or compose (a splice defaults it to its result's path)")
+	}
+	return nil
+}
+
+func firstByte(raw []byte) byte {
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) > 0 {
+		return t[0]
+	}
+	return 0
+}
+
+// resolveWrite resolves the new text: text as it is (not an expansion), or
+// the compose or splice argument through the expander that resolves
+// expand_edit's nodes, with pointers under /compose and /splice. It
+// returns the text's pieces, the spliced result (for a splice), and
+// whether the text is an expansion.
+func (b *Briefing) resolveWrite(req WriteRequest) (pieces [][]byte, spliced *results.Result, expanded bool, err *errcode.Error) {
+	if req.Text != nil {
+		return [][]byte{[]byte(*req.Text)}, nil, false, nil
+	}
+	raw := req.Compose
+	if raw == nil {
+		raw = req.Splice
+	}
+	ix, jerr := selectors.IndexJSONWith(raw, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	if jerr != nil {
+		return nil, nil, false, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", jerr.Msg)
+	}
+	e := &expander{b: b, ix: ix, data: raw}
+	if req.Compose != nil {
+		pieces, _, err = e.compose(ix.Root(), "/compose")
+		return pieces, nil, true, err
+	}
+	sp, err := e.splice(ix.Root(), "/splice", "/splice")
+	return sp.pieces, sp.result, true, err
+}
+
+// samePath reports whether a source path names rel: source paths of file
+// results are clean already; an edit result's is its arguments' path as
+// given, compared after cleaning (SPEC section 9).
+func (b *Briefing) samePath(source, rel string) bool {
+	clean, err := b.opts.Root.Rel(source)
+	return err == nil && clean == rel
+}
+
+// checkConflict checks the file on disk right before the write: with a
+// base, it must hold exactly the base's bytes; without one, it must not
+// exist, since write_file never overwrites text the model has not seen.
+// The conflict's details say what is there now: its size (null when
+// missing) and digest (null when missing, too large to read, or, with a
+// base, of another size, which is a conflict without being read).
+func (b *Briefing) checkConflict(rel string, base *results.Result) *errcode.Error {
+	root := b.opts.Root
+	now, err := root.Target(rel)
+	if err != nil {
+		return err
+	}
+	if !now.Exists {
+		if base == nil {
+			return nil
+		}
+		return conflict(rel, nil, nil,
+			"file %q no longer exists, but %s was read from it; inspect it again, or write it without base to create it", rel, base.ID)
+	}
+	size := now.Size
+	if base != nil && size != int64(len(base.Text.Data)) {
+		return conflict(rel, &size, nil,
+			"file %q changed since %s was read: it is %d bytes now, %s has %d; inspect it again and make the edit from the new result",
+			rel, base.ID, size, base.ID, len(base.Text.Data))
+	}
+	var sum *string
+	if size <= b.resultCap() {
+		data, _, err := root.Read(rel, b.resultCap())
+		if err != nil {
+			return err
+		}
+		if base != nil && bytes.Equal(data, base.Text.Data) {
+			return nil
+		}
+		s := sha256.Sum256(data)
+		h := hex.EncodeToString(s[:])
+		sum = &h
+	}
+	if base == nil {
+		have := "it is larger than a result may be"
+		if sum != nil {
+			have = "sha256=" + (*sum)[:12]
+		}
+		return conflict(rel, &size, sum,
+			"file %q exists (%d bytes, %s), and write_file never overwrites text you have not seen: inspect it and pass its result as base",
+			rel, size, have)
+	}
+	return conflict(rel, &size, sum,
+		"file %q changed since %s was read: its sha256 is %s now, %s's is %s; inspect it again and make the edit from the new result",
+		rel, base.ID, (*sum)[:12], base.ID, base.Text.Hex()[:12])
+}
+
+func conflict(rel string, size *int64, sum *string, format string, args ...any) *errcode.Error {
+	err := errcode.New(errcode.Conflict, format, args...).With("path", rel)
+	if size != nil {
+		err = err.With("size", *size)
+	} else {
+		err = err.With("size", nil)
+	}
+	if sum != nil {
+		return err.With("sha256", *sum)
+	}
+	return err.With("sha256", nil)
+}
+
+// render is the text content of SPEC section 9: the line
+// "wrote <path>: <bytes> bytes, <lines> lines, sha256=<12 hex> result=<ID>
+// base=<ID or none>", then the diff, cut to the preview's bytes by whole
+// lines with "… N more diff lines".
+func (w *Written) render(previewBytes int64) string {
+	var sb strings.Builder
+	id, base := "null", "none"
+	if w.Result.ID != nil {
+		id = *w.Result.ID
+	}
+	if w.Base != nil {
+		base = *w.Base
+	}
+	sb.WriteString("wrote " + quoteControl(w.Path) + ": " + strconv.FormatInt(w.Bytes, 10) + " bytes, " +
+		strconv.FormatInt(w.lines, 10) + " lines, sha256=" + w.SHA256[:12] + " result=" + id + " base=" + base + "\n")
+	sb.WriteString(cutDiff(w.Diff, previewBytes))
+	return sb.String()
+}
+
+// cutDiff returns diff when it is at most limit bytes, else as many of its
+// first lines as fit together with the line "… N more diff lines" (N the
+// lines not shown), then that line.
+func cutDiff(diff string, limit int64) string {
+	if int64(len(diff)) <= limit {
+		return diff
+	}
+	total := strings.Count(diff, "\n")
+	shown, size := 0, 0
+	for rest := diff; rest != ""; shown++ {
+		i := strings.IndexByte(rest, '\n') + 1
+		if int64(size+i+len(moreDiffLines(total-shown-1))) > limit {
+			break
+		}
+		size += i
+		rest = rest[i:]
+	}
+	return diff[:size] + moreDiffLines(total-shown)
+}
+
+func moreDiffLines(n int) string {
+	return selectors.Ellipsis + " " + strconv.Itoa(n) + " more diff lines\n"
+}
+
+// quoteControl quotes s as a Go string when it holds a control character,
+// so that a path cannot forge a line of a text content.
+func quoteControl(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// AppendJSON appends w's structured content, {"path", "bytes", "sha256",
+// "base", "result", "diff", "budget"}, as json.Marshal writes it.
+func (w *Written) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"path":`...)
+	dst = limits.AppendJSONString(dst, w.Path, true)
+	dst = append(dst, `,"bytes":`...)
+	dst = strconv.AppendInt(dst, w.Bytes, 10)
+	dst = append(dst, `,"sha256":`...)
+	dst = limits.AppendJSONString(dst, w.SHA256, true)
+	dst = append(dst, `,"base":`...)
+	if w.Base == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = limits.AppendJSONString(dst, *w.Base, true)
+	}
+	dst = append(dst, `,"result":`...)
+	dst = w.Result.AppendJSON(dst, true)
+	dst = append(dst, `,"diff":`...)
+	dst = limits.AppendJSONString(dst, w.Diff, true)
+	dst = append(dst, `,"budget":`...)
+	dst = w.Budget.AppendJSON(dst)
+	return append(dst, '}')
+}
+
+// MarshalJSON is AppendJSON's encoding.
+func (w *Written) MarshalJSON() ([]byte, error) { return w.AppendJSON(nil), nil }
