@@ -65,6 +65,11 @@ func (b *Budget) StartLookup() *errcode.Error {
 	}
 	if b.lookupsUsed > b.cfg.MaxLookups {
 		b.refused = true
+		if b.cfg.MaxLookups == 0 {
+			// begin_step cannot help here: say why no lookup is answered.
+			return errcode.New(errcode.LookupLimit,
+				"lookups are off: this server runs with --max-lookups 0, so no step allows a lookup").With("limit", int64(0))
+		}
 		return errcode.New(errcode.LookupLimit,
 			"step %d already made its %d lookups; call begin_step to start a new step", b.step, b.cfg.MaxLookups).
 			With("limit", b.cfg.MaxLookups)

@@ -155,7 +155,12 @@ func TestBudgetZeroLookups(t *testing.T) {
 	cfg := Defaults()
 	cfg.MaxLookups = 0
 	b := NewBudget(cfg)
-	assert.Equal(t, errcode.LookupLimit, b.StartLookup().Code)
+	err := b.StartLookup()
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.LookupLimit, err.Code)
+	assert.Equal(t, "lookups are off: this server runs with --max-lookups 0, so no step allows a lookup", err.Msg,
+		"begin_step cannot help, so the message does not send the model there")
+	assert.Equal(t, map[string]any{"limit": int64(0)}, err.Details)
 }
 
 func TestBudgetCharge(t *testing.T) {
