@@ -96,4 +96,4 @@ func serve(h handler) mcpserver.ToolHandlerFunc {
 	}
 }
 
-var errNoBriefing = errcode.New(errcode.InvalidArgument, "no briefing for this session")
+var errNoBriefing = errcode.New(errcode.InvalidArgument, "no session state for this call")
