@@ -46,8 +46,9 @@ func beginStepTool(cfg limits.Config) mcpserver.ServerTool {
 			Description: "Governing client only: end the current step and start the next with a fresh budget " +
 				"(" + strconv.FormatInt(cfg.MaxLookups, 10) + " lookups, " + strconv.FormatInt(cfg.MaxStepBytes, 10) +
 				" escaped bytes, " + strconv.FormatInt(cfg.MaxExpandBytes, 10) + " expanded bytes). Returns the step number and the limits.",
-			RawInputSchema: schema(nil),
-			Annotations:    hints("Begin a step", false),
+			RawInputSchema:  schema(nil),
+			Annotations:     hints("Begin a step", false),
+			RawOutputSchema: outputSchema(beginStepOutput(cfg)),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			if err := decodeArgs(raw, &beginStepArgs{}); err != nil {

@@ -33,11 +33,12 @@ func findTool(cfg limits.Config) mcpserver.ServerTool {
 				lookupLimits(cfg),
 			RawInputSchema: schema(props(refProps, []prop{
 				{"pattern", `{"type":"string","minLength":1,"description":"Literal substring, or an RE2 expression when regex is true."}`},
-				{"regex", `{"type":"boolean","description":"Treat pattern as an RE2 expression (default false)."}`},
-				{"ignore_case", `{"type":"boolean","description":"Match case-insensitively, with Unicode simple case folding (default false)."}`},
-				{"max_matches", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"description":"Most matches to show (default %d)."}`, briefing.MaxMaxMatches, briefing.DefaultMaxMatches)},
+				{"regex", `{"type":"boolean","default":false,"description":"Treat pattern as an RE2 expression (default false)."}`},
+				{"ignore_case", `{"type":"boolean","default":false,"description":"Match case-insensitively, with Unicode simple case folding (default false)."}`},
+				{"max_matches", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"Most matches to show (default %d)."}`, briefing.MaxMaxMatches, briefing.DefaultMaxMatches, briefing.DefaultMaxMatches)},
 			}), "result", "pattern"),
-			Annotations: hints("Find lines", false),
+			Annotations:     hints("Find lines", false),
+			RawOutputSchema: outputSchema(findOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a findArgs) (string, any, *errcode.Error) {

@@ -28,7 +28,8 @@ func getLinesTool(cfg limits.Config) mcpserver.ServerTool {
 				{"first", `{"type":"integer","description":"First line, from 1."}`},
 				{"last", `{"type":"integer","description":"Last line, inclusive (default: the last line)."}`},
 			}), "result", "first"),
-			Annotations: hints("Get lines", false),
+			Annotations:     hints("Get lines", false),
+			RawOutputSchema: outputSchema(getLinesOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getLinesArgs) (string, any, *errcode.Error) {
