@@ -1,11 +1,13 @@
 package version
 
 import (
+	"os"
 	"regexp"
 	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFromBuild(t *testing.T) {
@@ -41,9 +43,24 @@ func TestFromBuild(t *testing.T) {
 	}
 }
 
-// TestString: a test binary has no module version, so it is named after
-// Release.
+// TestString: the running binary's version is composed from its own build
+// info (a test binary has no module version unless VCS stamping is forced,
+// so it is usually v<Release>+devel).
 func TestString(t *testing.T) {
 	t.Parallel()
-	assert.Regexp(t, `^v`+regexp.QuoteMeta(Release)+`\+devel`, String())
+	info, ok := debug.ReadBuildInfo()
+	require.True(t, ok)
+	assert.Equal(t, fromBuild(info.Main.Version, info.Settings), String())
+	assert.Regexp(t, `^v\d+\.\d+\.\d+`, String())
+}
+
+// TestReleaseIsTheChangelogsTop keeps Release and CHANGELOG.md's newest
+// entry ("## 0.2.0 - date") the same release.
+func TestReleaseIsTheChangelogsTop(t *testing.T) {
+	t.Parallel()
+	log, err := os.ReadFile("../../CHANGELOG.md")
+	require.NoError(t, err)
+	top := regexp.MustCompile(`(?m)^## (\S+)`).FindSubmatch(log)
+	require.NotNil(t, top, "CHANGELOG.md has no \"## <version>\" entry")
+	assert.Equal(t, Release, string(top[1]))
 }
