@@ -28,6 +28,7 @@ const (
 type Options struct {
 	Limits  limits.Config
 	Context Context
+	Steps   limits.Steps // who calls begin_step; "" is limits.ClientSteps
 	Root    *workspace.Root
 	Quota   *results.Quota // shared by the briefings of a process
 }
@@ -46,10 +47,13 @@ func New(opts Options) *Briefing {
 	if opts.Context == "" {
 		opts.Context = Legacy
 	}
+	if opts.Steps == "" {
+		opts.Steps = limits.ClientSteps
+	}
 	return &Briefing{
 		opts:   opts,
 		store:  results.NewStore(opts.Limits, opts.Quota),
-		budget: limits.NewBudget(opts.Limits),
+		budget: limits.NewBudget(opts.Limits, opts.Steps),
 	}
 }
 

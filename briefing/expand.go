@@ -133,10 +133,15 @@ func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
 	return ans, nil
 }
 
-// unresolved is the error of a part that does not resolve.
+// unresolved is the error of a part that does not resolve. It refuses the
+// step (the caller refuses it); with --steps model the message says so and
+// what to do next (SPEC section 9).
 func (b *Briefing) unresolved(at string, cause *errcode.Error) *errcode.Error {
-	return errcode.New(errcode.UnresolvedEdit, "edit part at %s does not resolve: %s", quoted(at), cause.Error()).
-		With("at", at).With("cause", cause)
+	msg := "edit part at %s does not resolve: %s"
+	if b.opts.Steps == limits.ModelSteps {
+		msg += "; the step is now refused: call begin_step to start a new step, then send the corrected edit"
+	}
+	return errcode.New(errcode.UnresolvedEdit, msg, quoted(at), cause.Error()).With("at", at).With("cause", cause)
 }
 
 // reserved reports whether object n has a $compose or $splice member.
@@ -212,9 +217,11 @@ func (e *expander) node(n NodeID, at string) *errcode.Error {
 	var err *errcode.Error
 	switch {
 	case ok && key == composeKey && e.ix.Kind(val) == selectors.JSONArray:
-		nd.pieces, nd.parts, err = e.compose(val, at)
+		nd.pieces, nd.parts, err = e.compose(val, at+"/"+composeKey)
 	case ok && key == spliceKey && e.ix.Kind(val) == selectors.JSONObject:
-		nd.pieces, nd.parts, err = e.splice(val, at)
+		var sp spliced
+		sp, err = e.splice(val, at, at+"/"+spliceKey)
+		nd.pieces, nd.parts = sp.pieces, sp.parts
 	default:
 		return e.b.unresolved(at, errcode.New(errcode.InvalidArgument,
 			`%s and %s are reserved: a node is exactly {"%s": [part, ...]} or {"%s": {"result", "edits"}}`,
@@ -243,12 +250,14 @@ func (e *expander) onlyMember(n NodeID) (string, NodeID, bool) {
 	return name, val, count == 1
 }
 
-// compose resolves the parts of a $compose array, left to right.
-func (e *expander) compose(arr NodeID, at string) ([][]byte, int, *errcode.Error) {
+// compose resolves the parts of a $compose array, left to right; body is
+// the array's pointer, under which each part's is its index
+// (/content/$compose/2 in expand_edit, /compose/2 in write_file).
+func (e *expander) compose(arr NodeID, body string) ([][]byte, int, *errcode.Error) {
 	var pieces [][]byte
 	parts := 0
 	for i, p := range e.ix.Elements(arr) {
-		partAt := at + "/" + composeKey + "/" + strconv.Itoa(i)
+		partAt := body + "/" + strconv.Itoa(i)
 		piece, err := e.part(p)
 		if err != nil {
 			return nil, 0, e.b.unresolved(partAt, err)

@@ -176,6 +176,32 @@ type refEdit struct {
 	json     string
 }
 
+// joining returns the first of edits (of total edits in the splice) that
+// breaks SPEC 5.2's newline rule, and the line it would join: a non-empty
+// text that does not end with "\n", unless it is the last edit and
+// reaches the end of the n stored lines.
+func joining(edits []refEdit, total, n int) (int, int, bool) {
+	for i, e := range edits {
+		if e.text == "" || strings.HasSuffix(e.text, "\n") || i == total-1 && e.to == n+1 {
+			continue
+		}
+		return i, e.to, true
+	}
+	return 0, 0, false
+}
+
+// requireJoin checks that a splice failed at edit i with the newline
+// rule's invalid_argument, naming the line it would join.
+func requireJoin(t *testing.T, err *errcode.Error, args string, i, line int) {
+	t.Helper()
+	require.NotNil(t, err, "%s", args)
+	require.Equal(t, errcode.UnresolvedEdit, err.Code, err.Error())
+	assert.Equal(t, "/content/$splice/edits/"+strconv.Itoa(i), err.Details["at"])
+	cause := err.Details["cause"].(*errcode.Error)
+	assert.Equal(t, errcode.InvalidArgument, cause.Code)
+	assert.Equal(t, `text does not end with "\n": it would join line `+strconv.Itoa(line), cause.Msg)
+}
+
 // FuzzSplice applies random in-order, non-overlapping edits to a stored text
 // and compares the expansion with spliceRef. When the plan asks for it, one
 // more edit that overlaps the last one must fail at that edit with
@@ -193,6 +219,15 @@ func FuzzSplice(f *testing.F) {
 		for i := 0; i+3 <= len(plan) && len(edits) < 64; i += 3 {
 			op, x, y := plan[i], int(plan[i+1]), int(plan[i+2])
 			lit := fuzzPool[x%len(fuzzPool)] + fuzzPool[y%len(fuzzPool)]
+			// Most texts end with "\n", so that most splices resolve; with
+			// y's bit 0x40 a text is left as drawn, to meet the newline rule.
+			end := "\n"
+			if y&0x40 != 0 {
+				end = ""
+			}
+			if lit != "" && !strings.HasSuffix(lit, "\n") {
+				lit += end
+			}
 			switch op % 4 {
 			case 0, 1: // an insertion before line k, k = lines+1 appends
 				if minInsert > n+1 {
@@ -202,8 +237,8 @@ func FuzzSplice(f *testing.F) {
 				var textJSON string
 				if op%4 == 1 && n > 0 { // its text composed from the result
 					l := 1 + y%n
-					lit = lines[l-1] + "|"
-					textJSON = `{"$compose":[{"result":"r1","lines":[` + strconv.Itoa(l) + `,` + strconv.Itoa(l) + `]},"|"]}`
+					lit = lines[l-1] + "|" + end
+					textJSON = `{"$compose":[{"result":"r1","lines":[` + strconv.Itoa(l) + `,` + strconv.Itoa(l) + `]},` + quote(t, "|"+end) + `]}`
 				} else {
 					textJSON = quote(t, lit)
 				}
@@ -233,6 +268,10 @@ func FuzzSplice(f *testing.F) {
 			list = append(list, edits[len(edits)-1].json)
 			args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
 			_, err := b.ExpandEdit([]byte(args))
+			if i, line, ok := joining(edits, len(list), n); ok {
+				requireJoin(t, err, args, i, line)
+				return
+			}
 			require.NotNil(t, err, "%s", args)
 			require.Equal(t, errcode.UnresolvedEdit, err.Code, err.Error())
 			assert.Equal(t, "/content/$splice/edits/"+strconv.Itoa(len(edits)), err.Details["at"])
@@ -241,6 +280,10 @@ func FuzzSplice(f *testing.F) {
 		}
 		args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
 		got, err := b.ExpandEdit([]byte(args))
+		if i, line, ok := joining(edits, len(edits), n); ok {
+			requireJoin(t, err, args, i, line)
+			return
+		}
 		require.Nil(t, err, "%s", args)
 		want := spliceRef(lines, edits)
 		require.True(t, utf8.ValidString(want))

@@ -198,7 +198,11 @@ func TestExpandSplice(t *testing.T) {
 		{"append at lines+1", "r1", `[{"before":4,"text":"four\n"}]`, "one\ntwo\nthree\nfour\n", 1},
 		{"append continues a last line without newline", "r5", `[{"before":3,"text":"z\n"}]`, "x\nyz\n", 1},
 		{"replace the last line without newline", "r5", `[{"lines":[2,2],"text":"Y"}]`, "x\nY", 1},
-		{"a replacement without newline joins the next line", "r1", `[{"lines":[1,1],"text":"ONE"}]`, "ONEtwo\nthree\n", 1},
+		{"the last edit through the last line may end without newline", "r1", `[{"lines":[1,1],"text":"1\n"},{"lines":[2,3],"text":"end"}]`, "1\nend", 2},
+		{"an append may end without newline", "r1", `[{"before":4,"text":"four"}]`, "one\ntwo\nthree\nfour", 1},
+		{"an append continues a last line without newline", "r5", `[{"before":3,"text":"z"}]`, "x\nyz", 1},
+		{"an append into a 0-line result", "r6", `[{"before":1,"text":"only"}]`, "only", 1},
+		{"a compose text that ends with a stored line", "r1", `[{"lines":[1,1],"text":{"$compose":["x",{"result":"r1","lines":[3,3]}]}}]`, "xthree\ntwo\nthree\n", 1},
 		{"empty edits return the stored text", "r1", `[]`, "one\ntwo\nthree\n", 0},
 		{"insertion before n then a replacement at n", "r1", `[{"before":2,"text":"1.5\n"},{"lines":[2,2],"text":"2\n"}]`, "one\n1.5\n2\nthree\n", 2},
 		{"a replacement then an insertion after it", "r1", `[{"lines":[1,1],"text":"1\n"},{"before":2,"text":"ins\n"}]`, "1\nins\ntwo\nthree\n", 2},
@@ -445,9 +449,9 @@ func TestExpandSpliceUnresolved(t *testing.T) {
 		{"overlapping", splice("r1", `[{"lines":[1,2],"text":""},{"lines":[2,3],"text":""}]`), e1, ir, three,
 			"edit 1 (lines 2-3) overlaps edit 0 (lines 1-2)"},
 		{"the same line twice", splice("r1", `[{"lines":[2,2],"text":""},{"lines":[2,2],"text":""}]`), e1, ir, three, "edit 1 (lines 2-2)"},
-		{"two insertions before the same line", splice("r1", `[{"before":2,"text":"a"},{"before":2,"text":"b"}]`), e1, ir, three,
+		{"two insertions before the same line", splice("r1", `[{"before":2,"text":"a\n"},{"before":2,"text":"b\n"}]`), e1, ir, three,
 			"edit 1 (before line 2) overlaps edit 0 (before line 2)"},
-		{"two appends", splice("r1", `[{"before":4,"text":"a"},{"before":4,"text":"b"}]`), e1, ir, three, ""},
+		{"two appends", splice("r1", `[{"before":4,"text":"a\n"},{"before":4,"text":"b"}]`), e1, ir, three, ""},
 		{"insertion inside a replaced range", splice("r1", `[{"lines":[1,2],"text":""},{"before":2,"text":""}]`), e1, ir, three,
 			"edit 1 (before line 2) overlaps edit 0 (lines 1-2)"},
 		{"insertion before a replacement's own first line", splice("r1", `[{"lines":[2,2],"text":""},{"before":2,"text":""}]`), e1, ir, three, ""},
@@ -471,12 +475,33 @@ func TestExpandSpliceUnresolved(t *testing.T) {
 		// Text.
 		{"text with raw invalid UTF-8", splice("r1", "[{\"lines\":[1,1],\"text\":\"ok\xc3(\"}]"), e0, errcode.NotUTF8, map[string]any{"offset": int64(2)}, ""},
 		{"text with a lone surrogate escape", splice("r1", `[{"before":1,"text":"\n\udbff"}]`), e0, errcode.NotUTF8, map[string]any{"offset": int64(1)}, ""},
-		{"failing part of a compose text", splice("r1", `[{"lines":[1,1],"text":"ok"},{"lines":[2,2],"text":{"$compose":["a",{"result":"r99"}]}}]`),
+		{"failing part of a compose text", splice("r1", `[{"lines":[1,1],"text":"ok\n"},{"lines":[2,2],"text":{"$compose":["a",{"result":"r99"}]}}]`),
 			"/c/$splice/edits/1/text/$compose/1", errcode.UnknownResult, nil, ""},
 		{"not_utf8 part of a compose text", splice("r1", "[{\"lines\":[1,1],\"text\":{\"$compose\":[\"\xff\"]}}]"),
 			"/c/$splice/edits/0/text/$compose/0", errcode.NotUTF8, map[string]any{"offset": int64(0)}, ""},
 		{"bad range in a compose text", splice("r1", `[{"lines":[1,1],"text":{"$compose":[{"result":"r2","bytes":[2,3]}]}}]`),
 			"/c/$splice/edits/0/text/$compose/0", errcode.NotCharBoundary, nil, ""},
+
+		// The newline rule (SPEC 5.2): a text that does not end with "\n"
+		// would join what follows, unless it is the last edit and reaches
+		// the end of the result. Checked with the text, after the order,
+		// before any later edit.
+		{"replacement without newline joins the next line", splice("r1", `[{"lines":[1,1],"text":"ONE"}]`), e0, ia, nil,
+			`text does not end with "\n": it would join line 2`},
+		{"insertion without newline joins line n", splice("r1", `[{"before":2,"text":"x"}]`), e0, ia, nil, "it would join line 2"},
+		{"a compose text without newline", splice("r1", `[{"lines":[2,2],"text":{"$compose":[{"result":"r1","lines":[1,1]},"tail"]}}]`), e0, ia, nil,
+			"it would join line 3"},
+		{"a compose text of a line without newline", splice("r1", `[{"before":1,"text":{"$compose":[{"result":"r5","lines":[2,2]}]}}]`), e0, ia, nil,
+			"it would join line 1"},
+		{"the last line, but a later edit follows", splice("r1", `[{"lines":[3,3],"text":"x"},{"before":4,"text":"y\n"}]`), e0, ia, nil,
+			"it would join line 4"},
+		{"an append that a later append follows", splice("r1", `[{"before":4,"text":"x"},{"before":4,"text":"y"}]`), e0, ia, nil,
+			"it would join line 4"},
+		{"the last edit, not at the end", splice("r1", `[{"before":1,"text":"0\n"},{"lines":[2,2],"text":"x"}]`), e1, ia, nil,
+			"it would join line 3"},
+		{"order before the newline rule", splice("r1", `[{"lines":[3,3],"text":"x"},{"lines":[1,1],"text":"y"}]`), e0, ia, nil, "join line 4"},
+		{"the rule before a later edit's form", splice("r1", `[{"lines":[1,1],"text":"x"},{"x":1}]`), e0, ia, nil, "join line 2"},
+		{"the text's own failure before the rule", splice("r1", "[{\"lines\":[1,1],\"text\":\"x\xff\"}]"), e0, errcode.NotUTF8, nil, ""},
 
 		// The splice's own members: at the splice node.
 		{"unknown splice member", `{"c":{"$splice":{"result":"r1","edits":[],"x":1}}}`, "/c", ia, nil, `"x"`},
@@ -734,11 +759,11 @@ func TestExpandCap(t *testing.T) {
 
 	// A splice counts its whole resulting text, not its edits.
 	b.BeginStep()
-	_, err = expand(b, `{"a":{"$splice":{"result":"r1","edits":[{"before":1,"text":"1234567"}]}}}`) // 14 + 7
+	_, err = expand(b, `{"a":{"$splice":{"result":"r1","edits":[{"before":1,"text":"123456\n"}]}}}`) // 14 + 7
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
 	assert.Equal(t, int64(21), err.Details["size"])
-	got, err = expand(b, `{"a":{"$splice":{"result":"r1","edits":[{"lines":[1,1],"text":"1234567"}]}}}`) // 17
+	got, err = expand(b, `{"a":{"$splice":{"result":"r1","edits":[{"lines":[1,1],"text":"123456\n"}]}}}`) // 17
 	require.Nil(t, err)
 	assert.Equal(t, int64(17), got.Budget.ExpandBytesUsed)
 }

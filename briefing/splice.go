@@ -25,18 +25,30 @@ func (s spliceEdit) describe(i int) string {
 	return "edit " + strconv.Itoa(i) + " (lines " + strconv.FormatInt(s.from, 10) + "-" + strconv.FormatInt(s.to-1, 10) + ")"
 }
 
+// spliced is a resolved splice: the pieces of its text, its number of
+// edits, and the result it edits.
+type spliced struct {
+	pieces [][]byte
+	parts  int
+	result *results.Result
+}
+
 // splice resolves {"result", "sha256"?, "edits": [...]} (SPEC 5.2): the
 // stored text with the edits applied. It resolves its reference, then each
 // edit's form, line numbers, order against the previous edit, then text.
-func (e *expander) splice(obj NodeID, at string) ([][]byte, int, *errcode.Error) {
+// Failures of the splice's own members are at at; edits are under body
+// (/content/$splice/edits/1 in expand_edit, /splice/edits/1 in
+// write_file, where at and body are both /splice).
+func (e *expander) splice(obj NodeID, at, body string) (spliced, *errcode.Error) {
 	b := e.b
+	fail := func(err *errcode.Error) (spliced, *errcode.Error) { return spliced{}, err }
 	var ref Ref
 	var edits NodeID
 	hasResult, hasEdits := false, false
 	seen := map[string]bool{}
 	for m, v := range e.ix.Members(obj) {
 		if seen[m.Name] {
-			return nil, 0, b.unresolved(at, errcode.New(errcode.InvalidArgument, "splice member %q is given twice", m.Name))
+			return fail(b.unresolved(at, errcode.New(errcode.InvalidArgument, "splice member %q is given twice", m.Name)))
 		}
 		seen[m.Name] = true
 		var err *errcode.Error
@@ -59,36 +71,37 @@ func (e *expander) splice(obj NodeID, at string) ([][]byte, int, *errcode.Error)
 			err = errcode.New(errcode.InvalidArgument, "unknown splice member %q; a splice has result, sha256 and edits", m.Name)
 		}
 		if err != nil {
-			return nil, 0, b.unresolved(at, err)
+			return fail(b.unresolved(at, err))
 		}
 	}
 	switch {
 	case !hasResult:
-		return nil, 0, b.unresolved(at, errcode.New(errcode.InvalidArgument, "a splice needs result"))
+		return fail(b.unresolved(at, errcode.New(errcode.InvalidArgument, "a splice needs result")))
 	case !hasEdits:
-		return nil, 0, b.unresolved(at, errcode.New(errcode.InvalidArgument, "a splice needs edits"))
+		return fail(b.unresolved(at, errcode.New(errcode.InvalidArgument, "a splice needs edits")))
 	}
 	if err := ref.Check(); err != nil {
-		return nil, 0, b.unresolved(at, err)
+		return fail(b.unresolved(at, err))
 	}
 	r, err := b.resolve(ref)
 	if err != nil {
-		return nil, 0, b.unresolved(at, err)
+		return fail(b.unresolved(at, err))
 	}
+	n := e.ix.Len(edits)
 	var done []spliceEdit
 	for i, ed := range e.ix.Elements(edits) {
-		editAt := at + "/" + spliceKey + "/edits/" + strconv.Itoa(i)
-		s, err := e.edit(ed, editAt, r, i, done)
+		s, err := e.edit(ed, body+"/edits/"+strconv.Itoa(i), r, i, i == n-1, done)
 		if err != nil {
-			return nil, 0, err
+			return fail(err)
 		}
 		done = append(done, s)
 	}
-	return applyEdits(r, done), len(done), nil
+	return spliced{applyEdits(r, done), len(done), r}, nil
 }
 
-// edit checks one edit and resolves its text.
-func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []spliceEdit) (spliceEdit, *errcode.Error) {
+// edit checks one edit and resolves its text; last says whether it is the
+// splice's last edit, for the newline rule.
+func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last bool, done []spliceEdit) (spliceEdit, *errcode.Error) {
 	b := e.b
 	form := func() *errcode.Error {
 		return b.unresolved(at, errcode.New(errcode.InvalidArgument,
@@ -150,33 +163,68 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []s
 		}
 	}
 
+	if err := e.editText(&s, text, at); err != nil {
+		return s, err
+	}
+	if err := s.checkEnd(count, last); err != nil {
+		return s, b.unresolved(at, err)
+	}
+	return s, nil
+}
+
+// checkEnd is the newline rule of SPEC 5.2: a non-empty text must end with
+// "\n" unless nothing can follow it (the last edit, reaching the end of
+// the result); otherwise it would join the next line.
+func (s spliceEdit) checkEnd(count int64, last bool) *errcode.Error {
+	var tail []byte
+	for _, p := range s.pieces {
+		if len(p) > 0 {
+			tail = p
+		}
+	}
+	if tail == nil || tail[len(tail)-1] == '\n' {
+		return nil
+	}
+	reachesEnd := s.to == count+1 // a replacement through the last line, or an insertion that appends
+	if last && reachesEnd {
+		return nil
+	}
+	// The first stored line after the edit, or count+1 for an edit at the
+	// end that a later edit follows: s.to either way.
+	return errcode.New(errcode.InvalidArgument, `text does not end with "\n": it would join line %d`, s.to)
+}
+
+// editText resolves an edit's text: a literal string, or a $compose node
+// whose parts are under at/text/$compose.
+func (e *expander) editText(s *spliceEdit, text NodeID, at string) *errcode.Error {
+	b := e.b
 	switch e.ix.Kind(text) {
 	case selectors.JSONString:
 		lit, err := e.literal(text)
 		if err != nil {
-			return s, b.unresolved(at, err) // literal text is the edit's own, not a part
+			return b.unresolved(at, err) // literal text is the edit's own, not a part
 		}
 		s.pieces = [][]byte{lit}
-		return s, nil
+		return nil
 	case selectors.JSONObject:
 		if reserved(e.ix, text) {
 			break
 		}
 		fallthrough
 	default:
-		return s, b.unresolved(at, errcode.New(errcode.InvalidArgument,
+		return b.unresolved(at, errcode.New(errcode.InvalidArgument,
 			`an edit's text is a string or a {"%s": [part, ...]} node, not %s`, composeKey, e.ix.Kind(text)))
 	}
 	// A reserved object: a $compose node, or a malformed one, which fails
 	// at its own pointer (SPEC 5.1).
 	key, arr, ok := e.onlyMember(text)
 	if !ok || key != composeKey || e.ix.Kind(arr) != selectors.JSONArray {
-		return s, b.unresolved(at+"/text", errcode.New(errcode.InvalidArgument,
+		return b.unresolved(at+"/text", errcode.New(errcode.InvalidArgument,
 			`an edit's text is a string or exactly {"%s": [part, ...]}`, composeKey))
 	}
-	pieces, _, err := e.compose(arr, at+"/text")
+	pieces, _, err := e.compose(arr, at+"/text/"+composeKey)
 	s.pieces = pieces
-	return s, err
+	return err
 }
 
 // applyEdits returns the pieces of r's text with the edits applied, the

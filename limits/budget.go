@@ -9,6 +9,7 @@ import "github.com/loom-results/loom-results/errcode"
 // call at a time.
 type Budget struct {
 	cfg         Config
+	steps       Steps
 	step        int64
 	lookupsUsed int64
 	bytesUsed   int64
@@ -29,15 +30,32 @@ type Snapshot struct {
 	Refused         bool  `json:"refused"`
 }
 
-// NewBudget returns the budget of step 1.
-func NewBudget(cfg Config) *Budget { return &Budget{cfg: cfg, step: 1} }
+// Steps says who calls begin_step (SPEC section 2, --steps): the governing
+// client, or the model itself. Only the messages that tell the caller what
+// to do next differ between the two.
+type Steps string
+
+// The step modes.
+const (
+	ClientSteps Steps = "client"
+	ModelSteps  Steps = "model"
+)
+
+// NewBudget returns the budget of step 1; steps chooses the words of the
+// messages that name begin_step ("" is ClientSteps).
+func NewBudget(cfg Config, steps Steps) *Budget {
+	return &Budget{cfg: cfg, steps: steps, step: 1}
+}
 
 // BeginStep ends the current step and starts the next with a fresh budget,
 // returning its number.
 func (b *Budget) BeginStep() int64 {
-	*b = Budget{cfg: b.cfg, step: b.step + 1}
+	*b = Budget{cfg: b.cfg, steps: b.steps, step: b.step + 1}
 	return b.step
 }
+
+// Steps returns the step mode the budget's messages are written for.
+func (b *Budget) Steps() Steps { return b.steps }
 
 // Snapshot returns the budget as answers report it.
 func (b *Budget) Snapshot() Snapshot {
@@ -66,13 +84,16 @@ func (b *Budget) StartLookup() *errcode.Error {
 	if b.lookupsUsed > b.cfg.MaxLookups {
 		b.refused = true
 		if b.cfg.MaxLookups == 0 {
-			// begin_step cannot help here: say why no lookup is answered.
+			// begin_step cannot help here, in either step mode: say why no
+			// lookup is answered.
 			return errcode.New(errcode.LookupLimit,
 				"lookups are off: this server runs with --max-lookups 0, so no step allows a lookup").With("limit", int64(0))
 		}
-		return errcode.New(errcode.LookupLimit,
-			"step %d already made its %d lookups; call begin_step to start a new step", b.step, b.cfg.MaxLookups).
-			With("limit", b.cfg.MaxLookups)
+		msg := "step %d already made its %d lookups; call begin_step to start a new step"
+		if b.steps == ModelSteps {
+			msg = "step %d already made its %d lookups and is now refused; call begin_step to start a new step with a fresh budget, then repeat this lookup"
+		}
+		return errcode.New(errcode.LookupLimit, msg, b.step, b.cfg.MaxLookups).With("limit", b.cfg.MaxLookups)
 	}
 	return nil
 }
@@ -86,7 +107,11 @@ func (b *Budget) CheckEdit() *errcode.Error {
 }
 
 func (b *Budget) refusedError() *errcode.Error {
-	return errcode.New(errcode.StepRefused, "step %d was refused; call begin_step to start a new step", b.step)
+	msg := "step %d was refused; call begin_step to start a new step"
+	if b.steps == ModelSteps {
+		msg = "step %d was refused; call begin_step to start a new step, then repeat this call"
+	}
+	return errcode.New(errcode.StepRefused, msg, b.step)
 }
 
 // Refuse refuses the rest of the step: every further lookup and expand_edit
@@ -100,11 +125,18 @@ func (b *Budget) Refuse() { b.refused = true }
 func (b *Budget) Fits(text []byte) *errcode.Error {
 	size := int64(len(text))
 	if size > b.cfg.MaxLookupBytes {
-		return errcode.New(errcode.LookupTooLarge,
-			"answer is %d bytes, over the %d-byte lookup limit; select less", size, b.cfg.MaxLookupBytes).
-			With("size", size).With("limit", b.cfg.MaxLookupBytes).With("bytes_left", b.bytesLeft())
+		return b.tooLarge(size)
 	}
-	escaped := EscapedSize(text)
+	return b.fitsEscaped(EscapedSize(text))
+}
+
+func (b *Budget) tooLarge(size int64) *errcode.Error {
+	return errcode.New(errcode.LookupTooLarge,
+		"answer is %d bytes, over the %d-byte lookup limit; select less", size, b.cfg.MaxLookupBytes).
+		With("size", size).With("limit", b.cfg.MaxLookupBytes).With("bytes_left", b.bytesLeft())
+}
+
+func (b *Budget) fitsEscaped(escaped int64) *errcode.Error {
 	if escaped > b.bytesLeft() {
 		return errcode.New(errcode.StepBytesExhausted,
 			"answer is %d escaped bytes, over the %d left of the step's %d; select less or call begin_step",
@@ -123,6 +155,20 @@ func (b *Budget) Charge(text []byte) (size, escaped int64, err *errcode.Error) {
 	escaped = EscapedSize(text)
 	b.bytesUsed += escaped
 	return int64(len(text)), escaped, nil
+}
+
+// ChargeSized is Charge for a text not built yet, given its UTF-8 size and
+// its escaped size (EscapedSize), so that a text over the caps is never
+// built: the same checks in the same order.
+func (b *Budget) ChargeSized(size, escaped int64) *errcode.Error {
+	if size > b.cfg.MaxLookupBytes {
+		return b.tooLarge(size)
+	}
+	if err := b.fitsEscaped(escaped); err != nil {
+		return err
+	}
+	b.bytesUsed += escaped
+	return nil
 }
 
 // ExpandLeft returns the bytes expand_edit may still expand in this step.

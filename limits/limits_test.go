@@ -130,7 +130,7 @@ func TestBudgetLookupCount(t *testing.T) {
 	t.Parallel()
 	cfg := Defaults()
 	cfg.MaxLookups = 2
-	b := NewBudget(cfg)
+	b := NewBudget(cfg, ClientSteps)
 	require.Nil(t, b.StartLookup())
 	require.Nil(t, b.StartLookup())
 	err := b.StartLookup()
@@ -154,13 +154,15 @@ func TestBudgetZeroLookups(t *testing.T) {
 	t.Parallel()
 	cfg := Defaults()
 	cfg.MaxLookups = 0
-	b := NewBudget(cfg)
-	err := b.StartLookup()
-	require.NotNil(t, err)
-	assert.Equal(t, errcode.LookupLimit, err.Code)
-	assert.Equal(t, "lookups are off: this server runs with --max-lookups 0, so no step allows a lookup", err.Msg,
-		"begin_step cannot help, so the message does not send the model there")
-	assert.Equal(t, map[string]any{"limit": int64(0)}, err.Details)
+	for _, steps := range []Steps{ClientSteps, ModelSteps} {
+		b := NewBudget(cfg, steps)
+		err := b.StartLookup()
+		require.NotNil(t, err)
+		assert.Equal(t, errcode.LookupLimit, err.Code)
+		assert.Equal(t, "lookups are off: this server runs with --max-lookups 0, so no step allows a lookup", err.Msg,
+			"begin_step cannot help, so the message does not send the model there (%s)", steps)
+		assert.Equal(t, map[string]any{"limit": int64(0)}, err.Details)
+	}
 }
 
 func TestBudgetCharge(t *testing.T) {
@@ -168,7 +170,7 @@ func TestBudgetCharge(t *testing.T) {
 	cfg := Defaults()
 	cfg.MaxLookupBytes = 10
 	cfg.MaxStepBytes = 20
-	b := NewBudget(cfg)
+	b := NewBudget(cfg, ClientSteps)
 
 	size, escaped, err := b.Charge([]byte("a\nb"))
 	require.Nil(t, err)
@@ -198,7 +200,7 @@ func TestBudgetExpand(t *testing.T) {
 	t.Parallel()
 	cfg := Defaults()
 	cfg.MaxExpandBytes = 100
-	b := NewBudget(cfg)
+	b := NewBudget(cfg, ClientSteps)
 	require.Nil(t, b.ChargeExpand(60))
 	err := b.ChargeExpand(41)
 	require.NotNil(t, err)
