@@ -377,7 +377,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 
 func (e *expander) str(v NodeID, name string) (string, *errcode.Error) {
 	if e.ix.Kind(v) != selectors.JSONString {
-		return "", errcode.New(errcode.InvalidArgument, "member %q must be a string", name)
+		return "", e.wrongMember(name, "a string", v)
 	}
 	s, bad := e.ix.StringText(v)
 	if bad >= 0 {
@@ -386,27 +386,26 @@ func (e *expander) str(v NodeID, name string) (string, *errcode.Error) {
 	return s, nil
 }
 
-// ints reads an array of min to max integers.
-func (e *expander) ints(v NodeID, name string, lo, hi int) ([]int64, *errcode.Error) {
-	bad := func() *errcode.Error {
-		if lo == hi {
-			return errcode.New(errcode.InvalidArgument, "member %q must be an array of %d integers", name, lo)
-		}
-		return errcode.New(errcode.InvalidArgument, "member %q must be an array of %d or %d integers", name, lo, hi)
+// ints reads an array of lo to hi integers, the member at path (for
+// messages: lines, or edits/0/lines).
+func (e *expander) ints(v NodeID, path string, lo, hi int) ([]int64, *errcode.Error) {
+	want := "an array of " + strconv.Itoa(lo) + " integers"
+	if lo != hi {
+		want = "an array of " + strconv.Itoa(lo) + " or " + strconv.Itoa(hi) + " integers"
 	}
 	if e.ix.Kind(v) != selectors.JSONArray {
-		return nil, bad()
+		return nil, e.wrongMember(path, want, v)
 	}
 	var out []int64
-	for _, x := range e.ix.Elements(v) {
+	for i, x := range e.ix.Elements(v) {
 		n, ok := e.integer(x)
 		if !ok {
-			return nil, bad()
+			return nil, e.wrongMember(path+"/"+strconv.Itoa(i), "an integer", x)
 		}
 		out = append(out, n)
 	}
 	if len(out) < lo || len(out) > hi {
-		return nil, bad()
+		return nil, errcode.New(errcode.InvalidArgument, "%s must be %s, not %d of them", path, want, len(out))
 	}
 	return out, nil
 }

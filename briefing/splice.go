@@ -64,7 +64,7 @@ func (e *expander) splice(obj NodeID, at, body string) (spliced, *errcode.Error)
 			}
 		case "edits":
 			if e.ix.Kind(v) != selectors.JSONArray {
-				err = errcode.New(errcode.InvalidArgument, "edits must be an array of edits")
+				err = e.wrongMember("edits", "an array of edits", v)
 			}
 			edits, hasEdits = v, true
 		default:
@@ -107,8 +107,9 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 		return b.unresolved(at, errcode.New(errcode.InvalidArgument,
 			`an edit is {"lines": [first, last], "text"} or {"before": n, "text"}`))
 	}
+	path := "edits/" + strconv.Itoa(i)
 	if e.ix.Kind(ed) != selectors.JSONObject {
-		return spliceEdit{}, form()
+		return spliceEdit{}, b.unresolved(at, e.wrongMember(path, `an object ({"lines": [first, last], "text"} or {"before": n, "text"})`, ed))
 	}
 	var s spliceEdit
 	var text NodeID
@@ -116,15 +117,15 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 	for m, v := range e.ix.Members(ed) {
 		switch {
 		case m.Name == "lines" && !hasLines:
-			l, err := e.ints(v, "lines", 2, 2)
+			l, err := e.ints(v, path+"/lines", 2, 2)
 			if err != nil {
-				return s, form()
+				return s, b.unresolved(at, err)
 			}
 			s.from, s.to, hasLines = l[0], l[1]+1, true
 		case m.Name == "before" && !hasBefore:
 			n, ok := e.integer(v)
 			if !ok {
-				return s, form()
+				return s, b.unresolved(at, e.wrongMember(path+"/before", "an integer", v))
 			}
 			s.from, s.to, s.insert, hasBefore = n, n, true, true
 		case m.Name == "text" && !hasText:

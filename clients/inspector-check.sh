@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # inspector-check.sh drives the real loom-results binary with real MCP
-# clients over stdio: the MCP Inspector CLI (tools/list, inspect, get_lines)
-# and, for a session that spans several calls, sdk-check.mjs (the official
-# TypeScript SDK). It prints every check and exits 1 if any fails.
+# clients over stdio: the MCP Inspector CLI (tools/list, inspect, get_lines);
+# for a session that spans several calls, sdk-check.mjs (the official
+# TypeScript SDK, which also checks each success against the tool's output
+# schema); and inspector-ui-check.mjs, the Inspector's web UI in headless
+# Chromium ($CHROMIUM, else /usr/bin/chromium). It prints every check and
+# exits 1 if any fails.
 #
 # Each Inspector CLI call starts its own server process, so its own briefing:
 # r1 from one call's inspect does not exist in the next. The CLI cannot keep
@@ -10,7 +13,8 @@
 # unknown_result (and counts it as a lookup); sdk-check.mjs checks inspect,
 # get_lines and get_json within one session.
 #
-# Usage: bash clients/inspector-check.sh   (from anywhere; needs go, node, npm)
+# Usage: bash clients/inspector-check.sh   (from anywhere; needs go, node, npm
+# and Debian's chromium)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -102,6 +106,11 @@ sdk_rc=0
 node sdk-check.mjs "$bin" || sdk_rc=$?
 check "sdk-check.mjs: one session inspect -> get_lines -> get_json" "$sdk_rc" 0
 echo "sdk-check took $((SECONDS - start))s"
+
+# The Inspector's web UI as a person uses it, in headless Chromium.
+ui_rc=0
+node inspector-ui-check.mjs "$bin" || ui_rc=$?
+check "inspector-ui-check.mjs: forms prefilled, answers valid against the output schemas" "$ui_rc" 0
 
 echo "inspector-check: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

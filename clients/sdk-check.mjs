@@ -92,6 +92,9 @@ try {
   check("handshake: negotiated protocol", init?.m.result?.protocolVersion, "2025-11-25");
   check("handshake: server name", client.getServerVersion()?.name, "loom-results");
 
+  // Once it has read tools/list, the SDK checks the structured content of
+  // every answer (errors too) against the tool's outputSchema, and a
+  // mismatch fails the call.
   const tools = (await client.listTools()).tools.map((t) => t.name).sort();
   check("tools/list: the nine tools", tools,
     ["begin_step", "expand_edit", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "retain_output"]);

@@ -157,6 +157,11 @@ func walk(t *testing.T, opts *mcp.ClientSessionOptions, wantVersion, wantMethod 
 		assert.Equal(t, wantVersion, hello.ProtocolVersion)
 		require.NotNil(t, hello.ServerInfo)
 		assert.Equal(t, "loom-results", hello.ServerInfo.Name)
+		// One version: what --version prints is what the handshake says.
+		out, err := exec.Command(binary, "--version").Output()
+		require.NoError(t, err)
+		assert.Equal(t, "loom-results "+hello.ServerInfo.Version+"\n", string(out))
+		assert.Regexp(t, `^v\d+\.\d+\.\d+`, hello.ServerInfo.Version)
 		require.NotNil(t, hello.Capabilities)
 		assert.NotNil(t, hello.Capabilities.Tools)
 		sent := wire.sent()

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -195,6 +196,7 @@ func (r Runner) session(ctx context.Context, s *Script) (*session, error) {
 		line, err := rd.ReadBytes('\n')
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			t = bytes.ReplaceAll(t, rootJSON, []byte(RootVar))
+			t = hideVersion(t)
 			sess.got = append(sess.got, json.RawMessage(t))
 		}
 		if err != nil {
@@ -290,6 +292,22 @@ func answers(c *ClientMessage, resp []byte, maxMessage int64) bool {
 // writes the directory is replaced by it, so that scripts can name absolute
 // paths under the root and messages that quote it compare equal.
 const RootVar = "$ROOT"
+
+// VersionVar stands for the server's version in what the server writes:
+// serverInfo's version ({"name": "loom-results", "version": V}, in the
+// answer to initialize and in the _meta of 2026-07-28 answers) is replaced
+// by it, so that a script holds for every build, tagged, pseudo-versioned
+// or devel. The end-to-end tests check the version itself against
+// --version.
+const VersionVar = "$VERSION"
+
+var serverInfoVersion = regexp.MustCompile(`("name"\s*:\s*"loom-results"\s*,\s*"version"\s*:\s*)"(?:[^"\\]|\\.)*"`)
+
+// hideVersion replaces serverInfo's version in msg by VersionVar.
+func hideVersion(msg []byte) []byte {
+	// "$$" is a literal "$" in a template.
+	return serverInfoVersion.ReplaceAll(msg, []byte(`${1}"`+strings.ReplaceAll(VersionVar, "$", "$$")+`"`))
+}
 
 // jsonText returns s as it appears inside a JSON string literal.
 func jsonText(s string) []byte {

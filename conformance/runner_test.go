@@ -173,3 +173,20 @@ func TestAnswers(t *testing.T) {
 	assert.True(t, answers(note, []byte(`{"id":null,"error":{}}`), 10), "a notification over the limit is answered")
 	assert.True(t, answers(raw, []byte(`{"id":null,"error":{}}`), 100))
 }
+
+func TestHideVersion(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, msg, want string }{
+		{"initialize", `{"serverInfo":{"name":"loom-results","version":"v0.2.0+devel"}}`, `{"serverInfo":{"name":"loom-results","version":"$VERSION"}}`},
+		{"discover's _meta, spaced", `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name": "loom-results", "version": "v0.2.1-0.20261201204705-f9120637bfdd+dirty"}}}`,
+			`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name": "loom-results", "version": "$VERSION"}}}`},
+		{"another server's version stays", `{"name":"other","version":"1"}`, `{"name":"other","version":"1"}`},
+		{"a version with an escape", `{"name":"loom-results","version":"a\"b"}`, `{"name":"loom-results","version":"$VERSION"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, string(hideVersion([]byte(tt.msg))))
+		})
+	}
+}

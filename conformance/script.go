@@ -36,7 +36,8 @@ import (
 //     (lines starting with # are comments).
 //
 // In the client section $ROOT stands for the workspace directory; in the
-// server's answers the directory is written as $ROOT (see RootVar).
+// server's answers the directory is written as $ROOT (see RootVar), and
+// serverInfo's version as $VERSION (see VersionVar).
 type Script struct {
 	Path    string
 	Comment string

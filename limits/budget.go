@@ -109,6 +109,12 @@ func (b *Budget) StartLookup() *errcode.Error {
 	}
 	if b.lookupsUsed > b.cfg.MaxLookups {
 		b.refused = true
+		if b.cfg.MaxLookups == 0 {
+			// begin_step cannot help here, in either step mode: say why no
+			// lookup is answered.
+			return errcode.New(errcode.LookupLimit,
+				"lookups are off: this server runs with --max-lookups 0, so no step allows a lookup").With("limit", int64(0))
+		}
 		msg := "step %d already made its %d lookups; call begin_step to start a new step"
 		if b.steps == ModelSteps {
 			msg = "step %d already made its %d lookups and is now refused; call begin_step to start a new step with a fresh budget, then repeat this lookup"

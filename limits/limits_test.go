@@ -154,8 +154,15 @@ func TestBudgetZeroLookups(t *testing.T) {
 	t.Parallel()
 	cfg := Defaults()
 	cfg.MaxLookups = 0
-	b := NewBudget(cfg, ClientSteps)
-	assert.Equal(t, errcode.LookupLimit, b.StartLookup().Code)
+	for _, steps := range []Steps{ClientSteps, ModelSteps} {
+		b := NewBudget(cfg, steps)
+		err := b.StartLookup()
+		require.NotNil(t, err)
+		assert.Equal(t, errcode.LookupLimit, err.Code)
+		assert.Equal(t, "lookups are off: this server runs with --max-lookups 0, so no step allows a lookup", err.Msg,
+			"begin_step cannot help, so the message does not send the model there (%s)", steps)
+		assert.Equal(t, map[string]any{"limit": int64(0)}, err.Details)
+	}
 }
 
 func TestBudgetCharge(t *testing.T) {

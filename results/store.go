@@ -192,7 +192,7 @@ func (s *Store) Get(id string) (*Result, *errcode.Error) {
 	if i, ok := idNumber(id); ok && i <= len(s.results) {
 		return s.results[i-1], nil
 	}
-	return nil, errcode.New(errcode.UnknownResult, "no result %q in this briefing%s", id, s.known())
+	return nil, errcode.New(errcode.UnknownResult, "no result %q in this session%s", id, s.known())
 }
 
 // idNumber returns n for an ID "rN" with N a decimal without sign or

@@ -383,5 +383,11 @@ func (l Lines) rangeError(first, last int64) *errcode.Error {
 		return errcode.New(errcode.InvalidRange, "lines %d-%d outside an empty result: it has no lines", first, last).
 			With("lines", n)
 	}
+	if first >= 1 && first <= n && last < first {
+		// Both may lie inside the result (or last be 0, as a cleared form
+		// field sends it): "outside" would not say what is wrong.
+		return errcode.New(errcode.InvalidRange, "lines %d-%d: first is after last; need 1 <= first <= last <= %d",
+			first, last, n).With("lines", n)
+	}
 	return errcode.New(errcode.InvalidRange, "lines %d-%d outside 1-%d", first, last, n).With("lines", n)
 }

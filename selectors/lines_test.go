@@ -72,10 +72,28 @@ func TestLineRange(t *testing.T) {
 func TestLineRangeMessages(t *testing.T) {
 	t.Parallel()
 	l, _ := ScanText([]byte(strings.Repeat("x\n", 84)))
-	_, err := l.Range(90, 120)
-	assert.Equal(t, "error invalid_range: lines 90-120 outside 1-84", err.Error())
+	tests := []struct {
+		name        string
+		first, last int64
+		want        string
+	}{
+		{"past the end", 90, 120, "error invalid_range: lines 90-120 outside 1-84"},
+		{"first is zero", 0, 10, "error invalid_range: lines 0-10 outside 1-84"},
+		{"first after last", 20, 10, "error invalid_range: lines 20-10: first is after last; need 1 <= first <= last <= 84"},
+		{"last zero, as a cleared form field sends it", 83, 0, "error invalid_range: lines 83-0: first is after last; need 1 <= first <= last <= 84"},
+		{"first past the end and after last", 90, 10, "error invalid_range: lines 90-10 outside 1-84"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := l.Range(tt.first, tt.last)
+			require.NotNil(t, err)
+			assert.Equal(t, tt.want, err.Error())
+			assert.Equal(t, map[string]any{"lines": int64(84)}, err.Details)
+		})
+	}
 	empty, _ := ScanText(nil)
-	_, err = empty.Range(1, 1)
+	_, err := empty.Range(1, 1)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.InvalidRange, err.Code)
 	assert.Equal(t, map[string]any{"lines": int64(0)}, err.Details)

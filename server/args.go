@@ -142,7 +142,7 @@ func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *err
 		f.SetString(s)
 	case reflect.Int64:
 		if kind != selectors.JSONNumber {
-			return wrongType(name, "an integer")
+			return d.wrongType(name, "an integer", n)
 		}
 		start, end := d.ix.Span(n)
 		lex := string(d.data[start:end])
@@ -153,17 +153,17 @@ func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *err
 		f.SetInt(i)
 	case reflect.Bool:
 		if kind != selectors.JSONBoolean {
-			return wrongType(name, "a boolean")
+			return d.wrongType(name, "a boolean", n)
 		}
 		start, _ := d.ix.Span(n)
 		f.SetBool(d.data[start] == 't')
 	case reflect.Slice: // []string
 		if kind != selectors.JSONArray {
-			return wrongType(name, "an array of strings")
+			return d.wrongType(name, "an array of strings", n)
 		}
 		list := make([]string, 0, 4)
 		for i, el := range d.ix.Elements(n) {
-			s, err := d.text(el, name+"/"+strconv.Itoa(i), opt)
+			s, err := d.text(el, name+"/"+strconv.Itoa(i), opt) // the element, named as a pointer would
 			if err != nil {
 				return err
 			}
@@ -176,8 +176,21 @@ func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *err
 	return nil
 }
 
-func wrongType(name, want string) *errcode.Error {
-	return errcode.New(errcode.InvalidArgument, "argument %q must be %s", name, want)
+// wrongType is the error of argument name given value n of the wrong type:
+// it says what was given, so that the fix is plain ("argument \"first\" must
+// be an integer, not a string").
+func (d argDecoder) wrongType(name, want string, n selectors.NodeID) *errcode.Error {
+	var got string
+	switch k := d.ix.Kind(n); k {
+	case selectors.JSONArray, selectors.JSONObject:
+		got = "an " + string(k)
+	case selectors.JSONBoolean:
+		start, end := d.ix.Span(n)
+		got = string(d.data[start:end])
+	default: // null is never a wrong type: it is omitted or required
+		got = "a " + string(k)
+	}
+	return errcode.New(errcode.InvalidArgument, "argument %q must be %s, not %s", name, want, got)
 }
 
 // text reads a string argument, which must be valid UTF-8 unless opt says
@@ -185,7 +198,7 @@ func wrongType(name, want string) *errcode.Error {
 // invalid exactly as a raw invalid byte is (SPEC section 5).
 func (d argDecoder) text(n selectors.NodeID, name, opt string) (string, *errcode.Error) {
 	if d.ix.Kind(n) != selectors.JSONString {
-		return "", wrongType(name, "a string")
+		return "", d.wrongType(name, "a string", n)
 	}
 	s, bad := d.ix.StringText(n)
 	switch {

@@ -99,6 +99,33 @@ func TestDecodeArgsMessages(t *testing.T) {
 	assert.Equal(t, `unknown argument "lst"; the arguments are result, sha256, first, last, numbered`, err.Msg)
 }
 
+// TestDecodeArgsWrongTypeMessages: a value of the wrong type is named by
+// what was given, so that the fix is plain.
+func TestDecodeArgsWrongTypeMessages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"string for integer", `{"name":"a","n":"3","paths":[]}`, `argument "n" must be an integer, not a string`},
+		{"fraction for integer", `{"name":"a","n":1.5,"paths":[]}`, `argument "n" must be an integer, not 1.5`},
+		{"object for integer", `{"name":"a","n":{},"paths":[]}`, `argument "n" must be an integer, not an object`},
+		{"integer for string", `{"name":3,"paths":[]}`, `argument "name" must be a string, not a number`},
+		{"string for bool", `{"name":"a","flag":"true","paths":[]}`, `argument "flag" must be a boolean, not a string`},
+		{"bool for array", `{"name":"a","paths":false}`, `argument "paths" must be an array of strings, not false`},
+		{"number in an array of strings", `{"name":"a","paths":["x",1]}`, `argument "paths/1" must be a string, not a number`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got testArgs
+			err := decodeArgs([]byte(tt.raw), &got)
+			require.NotNil(t, err)
+			assert.Equal(t, errcode.InvalidArgument, err.Code)
+			assert.Equal(t, tt.want, err.Msg)
+		})
+	}
+}
+
 func FuzzDecodeArgs(f *testing.F) {
 	f.Add([]byte(`{"name":"a","n":3,"paths":["x"],"raw":{"a":[1,{"b":null}]}}`))
 	f.Add([]byte(`{"name":"\ud800"}`))

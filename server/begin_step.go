@@ -56,10 +56,11 @@ func beginStepDescription(cfg ToolConfig) string {
 func beginStepTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
-			Name:           "begin_step",
-			Description:    beginStepDescription(cfg),
-			RawInputSchema: schema(nil),
-			Annotations:    hints("Begin a step", false),
+			Name:            "begin_step",
+			Description:     beginStepDescription(cfg),
+			RawInputSchema:  schema(nil),
+			Annotations:     hints("Begin a step", false),
+			RawOutputSchema: outputSchema(beginStepOutput(cfg.Config)),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			if err := decodeArgs(raw, &beginStepArgs{}); err != nil {

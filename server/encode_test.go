@@ -40,17 +40,22 @@ type twin struct {
 	curCtx   context.Context
 	refNotes chan mcp.JSONRPCNotification
 	curNotes chan mcp.JSONRPCNotification
-	answers  int // answers compared
+	answers  int    // answers compared
+	dir      string // the root, which both servers may write (--write)
 }
 
-func newTwin(t *testing.T, cfg limits.Config, policy briefing.Context, dir string) *twin {
+func newTwin(t *testing.T, opts Options, dir string) *twin {
 	t.Helper()
 	root, err := workspace.Open(dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { root.Close() })
-	tw := &twin{t: t, limit: cfg.MaxMessageBytes}
+	opts.Root = root
+	tw := &twin{t: t, limit: opts.Limits.MaxMessageBytes}
+	if opts.Write {
+		tw.dir = dir
+	}
 	side := func() (*Server, context.Context, chan mcp.JSONRPCNotification) {
-		s := New(Options{Limits: cfg, Context: policy, Root: root})
+		s := New(opts)
 		sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
 		ctx := context.Background()
 		require.NoError(t, s.mcp.RegisterSession(ctx, sess))
@@ -80,9 +85,16 @@ func (tw *twin) exchange(line []byte) inbound {
 	if msg.response {
 		return msg
 	}
+	// With --write both servers write the one root: the reference's
+	// writes are undone before the other answers, which must write the
+	// same files.
+	before := tw.tree()
 	ref := withRequestID(tw.ref.mcp.HandleMessage(withArguments(tw.refCtx, msg.args), msg.mcpBody()), msg.id)
+	written := tw.tree()
+	tw.restore(before, written)
 	cur := tw.cur.handle(tw.curCtx, msg)
 	tw.same(ref, cur, line)
+	assert.Equal(tw.t, written, tw.tree(), "the files after %s", line)
 	for {
 		select {
 		case n := <-tw.refNotes:
@@ -93,6 +105,36 @@ func (tw *twin) exchange(line []byte) inbound {
 		break
 	}
 	return msg
+}
+
+// tree returns the regular files of a root that the servers may write,
+// by path; nil when they may not.
+func (tw *twin) tree() map[string]string {
+	if tw.dir == "" {
+		return nil
+	}
+	out := map[string]string{}
+	require.NoError(tw.t, filepath.WalkDir(tw.dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[p] = string(b)
+		return err
+	}))
+	return out
+}
+
+// restore puts back the files of before that now differ, and removes
+// those written since.
+func (tw *twin) restore(before, now map[string]string) {
+	for p, body := range now {
+		if old, ok := before[p]; !ok {
+			require.NoError(tw.t, os.Remove(p))
+		} else if old != body {
+			require.NoError(tw.t, os.WriteFile(p, []byte(old), 0o644))
+		}
+	}
 }
 
 // same requires appendMessage(cur) and appendMessage(ref), the answer that
@@ -141,12 +183,14 @@ func TestEncodeConformanceScripts(t *testing.T) {
 			fs := flag.NewFlagSet("loom-results", flag.ContinueOnError)
 			cfg.Register(fs)
 			policy := fs.String("context", string(briefing.Legacy), "")
+			steps := fs.String("steps", string(limits.ClientSteps), "")
+			write := fs.Bool("write", false, "")
 			root := fs.String("root", dir, "") // relative to the workspace, as replay runs the server in it
 			require.NoError(t, fs.Parse(sc.flags))
 			if !filepath.IsAbs(*root) {
 				*root = filepath.Join(dir, *root)
 			}
-			tw := newTwin(t, cfg, briefing.Context(*policy), *root)
+			tw := newTwin(t, Options{Limits: cfg, Context: briefing.Context(*policy), Steps: limits.Steps(*steps), Write: *write}, *root)
 			for _, line := range sc.client {
 				tw.exchange(bytes.ReplaceAll(line, []byte("$ROOT"), []byte(dir)))
 			}
@@ -282,7 +326,7 @@ func TestEncodeHostileMessages(t *testing.T) {
 		c.MaxLookups, c.MaxStepBytes, c.PageSize, c.PreviewBytes = 6, 2000, 2, 5
 		return c
 	}()} {
-		tw := newTwin(t, cfg, briefing.Legacy, awkwardRoot(t))
+		tw := newTwin(t, Options{Limits: cfg, Context: briefing.Legacy}, awkwardRoot(t))
 		// Handlers that fail as no tool of this server does, for the
 		// JSON-RPC errors Server.handle builds as mcp-go would.
 		for _, s := range []*Server{tw.ref, tw.cur} {

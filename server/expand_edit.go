@@ -30,7 +30,8 @@ func expandEditTool(cfg ToolConfig) mcpserver.ServerTool {
 			RawInputSchema: schema([]prop{
 				{"arguments", `{"type":"object","description":"The action's ordinary arguments, e.g. {\"path\": \"a.go\", \"content\": {\"$splice\": ...}}."}`},
 			}, "arguments"),
-			Annotations: hints("Expand an edit", false),
+			Annotations:     hints("Expand an edit", false),
+			RawOutputSchema: outputSchema(expandEditOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			fail := func(err *errcode.Error) *mcp.CallToolResult {

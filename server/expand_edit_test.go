@@ -103,7 +103,7 @@ func TestExpandEditUnresolved(t *testing.T) {
 	s := editSession(t, limits.Defaults(), briefing.Legacy)
 	res := s.call(2, "expand_edit", `{"arguments":{"content":{"$compose":["x",{"result":"u9"}]}}}`)
 	assert.Equal(t, true, res["isError"])
-	cause := `no result "u9" in this briefing; it holds r1-r2`
+	cause := `no result "u9" in this session; it holds r1-r2`
 	msg := `edit part at "/content/$compose/1" does not resolve: error unknown_result: ` + cause
 	assert.Equal(t, "error unresolved_edit: "+msg, text(res))
 	assert.Equal(t, map[string]any{

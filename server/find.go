@@ -36,11 +36,12 @@ func findTool(cfg ToolConfig) mcpserver.ServerTool {
 			RawInputSchema: schema(props(refProps, []prop{
 				{"pattern", fmt.Sprintf(`{"type":"string","minLength":1,"maxLength":%d,"description":"Literal substring, or an RE2 expression when regex is true. Give pattern or patterns."}`, selectors.MaxPatternBytes)},
 				{"patterns", fmt.Sprintf(`{"type":"array","items":{"type":"string","minLength":1,"maxLength":%d},"minItems":1,"maxItems":%d,"description":"Several patterns at once: lines that match any of them. Give pattern or patterns."}`, selectors.MaxPatternBytes, selectors.MaxPatterns)},
-				{"regex", `{"type":"boolean","description":"Treat pattern as an RE2 expression (default false)."}`},
-				{"ignore_case", `{"type":"boolean","description":"Match case-insensitively, with Unicode simple case folding (default false)."}`},
-				{"max_matches", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"description":"Most matches to show (default %d)."}`, briefing.MaxMaxMatches, briefing.DefaultMaxMatches)},
+				{"regex", `{"type":"boolean","default":false,"description":"Treat pattern as an RE2 expression (default false)."}`},
+				{"ignore_case", `{"type":"boolean","default":false,"description":"Match case-insensitively, with Unicode simple case folding (default false)."}`},
+				{"max_matches", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"Most matches to show (default %d)."}`, briefing.MaxMaxMatches, briefing.DefaultMaxMatches, briefing.DefaultMaxMatches)},
 			}), "result"),
-			Annotations: hints("Find lines", false),
+			Annotations:     hints("Find lines", false),
+			RawOutputSchema: outputSchema(findOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a findArgs) (string, any, *errcode.Error) {

@@ -27,9 +27,10 @@ func getJSONTool(cfg ToolConfig) mcpserver.ServerTool {
 				lookupLimits(cfg),
 			RawInputSchema: schema(props(refProps, []prop{
 				{"pointer", `{"type":"string","description":"RFC 6901 JSON pointer, e.g. /dependencies/0/version."}`},
-				{"as", `{"type":"string","enum":["lexeme","string"],"description":"lexeme (default): the value's original text; string: a string's decoded text."}`},
+				{"as", `{"type":"string","enum":["lexeme","string"],"default":"lexeme","description":"lexeme (default): the value's original text; string: a string's decoded text."}`},
 			}), "result", "pointer"),
-			Annotations: hints("Get a JSON value", false),
+			Annotations:     hints("Get a JSON value", false),
+			RawOutputSchema: outputSchema(getJSONOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getJSONArgs) (string, any, *errcode.Error) {

@@ -28,9 +28,10 @@ func getLinesTool(cfg ToolConfig) mcpserver.ServerTool {
 			RawInputSchema: schema(props(refProps, []prop{
 				{"first", `{"type":"integer","description":"First line, from 1."}`},
 				{"last", `{"type":"integer","description":"Last line, inclusive (default: the last line)."}`},
-				{"numbered", `{"type":"boolean","description":"Prefix each line with its number and \": \" (default false); the prefixes are not part of the text."}`},
+				{"numbered", `{"type":"boolean","default":false,"description":"Prefix each line with its number and \": \" (default false); the prefixes are not part of the text."}`},
 			}), "result", "first"),
-			Annotations: hints("Get lines", false),
+			Annotations:     hints("Get lines", false),
+			RawOutputSchema: outputSchema(getLinesOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getLinesArgs) (string, any, *errcode.Error) {

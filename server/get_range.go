@@ -25,10 +25,11 @@ func getRangeTool(cfg ToolConfig) mcpserver.ServerTool {
 			Description: "Return the bytes [start, end) of a stored result (half-open; offsets must lie on UTF-8 character boundaries; " +
 				"omitted start is 0, omitted end the size). " + lookupLimits(cfg),
 			RawInputSchema: schema(props(refProps, []prop{
-				{"start", `{"type":"integer","description":"First byte, from 0 (default 0)."}`},
+				{"start", `{"type":"integer","default":0,"description":"First byte, from 0 (default 0)."}`},
 				{"end", `{"type":"integer","description":"Byte after the last (default: the size)."}`},
 			}), "result"),
-			Annotations: hints("Get a byte range", false),
+			Annotations:     hints("Get a byte range", false),
+			RawOutputSchema: outputSchema(getRangeOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getRangeArgs) (string, any, *errcode.Error) {

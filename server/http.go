@@ -107,6 +107,19 @@ func isLoopbackHostPort(hostport string) bool {
 	return isLoopback(host)
 }
 
+// listenAddr is the address to log for a listener on addr (--http as given):
+// its host as given, since the listener's own would show 0.0.0.0 as [::],
+// and the bound port, which :0 leaves to the system. An empty host (every
+// interface) has no name of its own, so it is the listener's.
+func listenAddr(addr string, bound net.Addr) string {
+	host, _, err := net.SplitHostPort(addr)
+	_, port, err2 := net.SplitHostPort(bound.String())
+	if err != nil || err2 != nil || host == "" {
+		return bound.String()
+	}
+	return net.JoinHostPort(host, port)
+}
+
 // ServeHTTP serves Streamable HTTP at http://opts.Addr/mcp until ctx is
 // done, one briefing per MCP session (SPEC section 2). It logs the URL it
 // serves to opts.Log. When ctx is done it stops accepting connections, lets
@@ -131,7 +144,7 @@ func (s *Server) ServeHTTP(ctx context.Context, opts HTTPOptions) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          log.New(logw, "loom-results: http: ", 0),
 	}
-	fmt.Fprintf(logw, "loom-results: serving MCP (Streamable HTTP) at http://%s/mcp\n", ln.Addr())
+	fmt.Fprintf(logw, "loom-results: serving MCP (Streamable HTTP) at http://%s/mcp\n", listenAddr(opts.Addr, ln.Addr()))
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -42,7 +42,8 @@ func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 			RawInputSchema: schema([]prop{
 				{"paths", fmt.Sprintf(`{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":%d,"description":"Paths relative to the root (or absolute under it)."}`, briefing.MaxPaths)},
 			}, "paths"),
-			Annotations: hints("Inspect files", true),
+			Annotations:     hints("Inspect files", true),
+			RawOutputSchema: outputSchema(inspectOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			var a inspectArgs

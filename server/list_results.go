@@ -23,10 +23,11 @@ func listResultsTool(cfg ToolConfig) mcpserver.ServerTool {
 			Description: fmt.Sprintf("List the results retained in this session, oldest first, %d a page (page from 0), as compact "+
 				"descriptors without previews. ", cfg.PageSize) + lookupLimits(cfg),
 			RawInputSchema: schema([]prop{
-				{"page", `{"type":"integer","description":"Page number, from 0 (default 0)."}`},
-				{"page_size", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"description":"Results a page (default %d)."}`, cfg.PageSize, cfg.PageSize)},
+				{"page", `{"type":"integer","default":0,"description":"Page number, from 0 (default 0)."}`},
+				{"page_size", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"Results a page (default %d)."}`, cfg.PageSize, cfg.PageSize, cfg.PageSize)},
 			}),
-			Annotations: hints("List results", false),
+			Annotations:     hints("List results", false),
+			RawOutputSchema: outputSchema(listResultsOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a listResultsArgs) (string, any, *errcode.Error) {

@@ -32,10 +32,11 @@ func retainOutputTool(cfg ToolConfig) mcpserver.ServerTool {
 				{"text", `{"type":"string","description":"The captured text (UTF-8)."}`},
 				{"exit_code", `{"type":"integer","description":"The runner's exit code."}`},
 				{"timed_out", `{"type":"boolean","description":"Whether the runner timed out."}`},
-				{"complete", `{"type":"boolean","description":"Whether text is the whole output (default false)."}`},
-				{"dropped_bytes", `{"type":"integer","minimum":0,"description":"Bytes the runner already discarded (default 0)."}`},
+				{"complete", `{"type":"boolean","default":false,"description":"Whether text is the whole output (default false)."}`},
+				{"dropped_bytes", `{"type":"integer","minimum":0,"default":0,"description":"Bytes the runner already discarded (default 0)."}`},
 			}, "label", "text"),
-			Annotations: hints("Retain output", true),
+			Annotations:     hints("Retain output", true),
+			RawOutputSchema: outputSchema(retainOutputOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			var a retainOutputArgs

@@ -12,16 +12,15 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/version"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/workspace"
 )
 
-// Name and Version identify the server in the MCP handshake.
-const (
-	Name    = "loom-results"
-	Version = "0.1.0"
-)
+// Name identifies the server in the MCP handshake, with the version of
+// the running build (package version), the one --version prints.
+const Name = "loom-results"
 
 // Options configure a server.
 type Options struct {
@@ -48,7 +47,7 @@ type Server struct {
 // New returns a server with every tool of SPEC section 5.
 func New(opts Options) *Server {
 	s := &Server{opts: opts, quota: results.NewQuota(opts.Limits.MaxTotalBytes)}
-	s.mcp = mcpserver.NewMCPServer(Name, Version,
+	s.mcp = mcpserver.NewMCPServer(Name, version.String(),
 		mcpserver.WithToolCapabilities(false),
 		// logging/setLevel is accepted; the server sends no log messages (logs go to stderr).
 		mcpserver.WithLogging(),
@@ -121,4 +120,4 @@ func serve(h handler) mcpserver.ToolHandlerFunc {
 	}
 }
 
-var errNoBriefing = errcode.New(errcode.InvalidArgument, "no briefing for this session")
+var errNoBriefing = errcode.New(errcode.InvalidArgument, "no session state for this call")

@@ -72,6 +72,7 @@ func writeFileTool(cfg ToolConfig) mcpserver.ServerTool {
 				{"text", `{"type":"string","description":"The whole new text."}`},
 				{"base", `{"type":"string","description":"Result ID of the text the edit was made from (default: the spliced result, when it is the file's); the file must still hold exactly its bytes."}`},
 			}),
+			RawOutputSchema: outputSchema(writeFileOutput),
 			Annotations: mcp.ToolAnnotation{
 				Title:           "Write a file",
 				ReadOnlyHint:    mcp.ToBoolPtr(false),

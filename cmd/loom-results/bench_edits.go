@@ -18,7 +18,6 @@ import (
 // the JSON summary, and fails when any file was not preserved.
 func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loom-results bench-edits", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	repo := fs.String("repo", ".", "the git repository to replay")
 	commits := fs.Int("commits", 10, "how many commits of HEAD's first-parent history to replay (0: all)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
@@ -26,12 +25,12 @@ func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	serverFlags := fs.String("server-flags", "", "flags appended to the server command, split at white space (e.g. \"--context bounded\")")
 	verbose := fs.Bool("v", false, "print one line per commit on stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loom-results bench-edits [--repo PATH] [--commits N] [--json]")
-		fmt.Fprintln(stderr, "Replays the modified text files of the last N commits through the server and compares the bytes read and generated with whole-file writes and str_replace edits.")
+		fmt.Fprintln(fs.Output(), "usage: loom-results bench-edits [--repo PATH] [--commits N] [--json]")
+		fmt.Fprintln(fs.Output(), "Replays the modified text files of the last N commits through the server and compares the bytes read and generated with whole-file writes and str_replace edits.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loom-results bench-edits: unexpected argument %q\n", fs.Arg(0))

@@ -1,6 +1,9 @@
 // Command loom-results is an MCP server that keeps tool results for a
 // coding agent to reuse instead of paying for them again. See README.md and
 // SPEC.md for the contract.
+//
+// This package holds flags, signals and dispatch only: serving is package
+// server's, replay is conformance's and bench-edits is editbench's.
 package main
 
 import (
@@ -14,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/version"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server"
 	"github.com/loom-results/loom-results/workspace"
@@ -38,17 +42,33 @@ func main() {
 // usageError is a bad command line; it exits with status 2.
 type usageError struct{ error }
 
-// run parses args and serves until the input ends or ctx is done; with
-// "replay" first, it replays conformance scripts instead.
+// run runs the command line args: a subcommand when the first argument
+// names one (see commands), else the server. Help that was asked for is
+// printed on stdout and is not an error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "replay" {
-		return replay(ctx, args[1:], stdout, stderr)
+	err := dispatch(ctx, args, stdin, stdout, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
 	}
-	if len(args) > 0 && args[0] == "bench-edits" {
-		return benchEdits(ctx, args[1:], stdout, stderr)
+	return err
+}
+
+// dispatch runs the command that args name; it may return errHelp.
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		if c, ok := lookupCommand(args[0]); ok {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
 	}
+	return serve(ctx, args, stdin, stdout, stderr)
+}
+
+// serve parses the server's flags and serves until the input ends or ctx
+// is done.
+func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loom-results", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.Usage = func() { serverUsage(fs) }
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	cfg := limits.Defaults()
 	cfg.Register(fs)
 	root := fs.String("root", "", "the only tree inspect may read (default: the working directory)")
@@ -57,12 +77,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	httpToken := fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
 	steps := fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
 	write := fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loom-results: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "loom-results: unexpected argument %q (the commands are %s)\n", fs.Arg(0), commandNames())
 		return usageError{errors.New("unexpected argument")}
+	}
+	if *showVersion {
+		_, err := fmt.Fprintln(stdout, "loom-results", version.String())
+		return err
 	}
 	policy := briefing.Context(*context)
 	if policy != briefing.Legacy && policy != briefing.Bounded {
@@ -72,6 +96,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if s := limits.Steps(*steps); s != limits.ClientSteps && s != limits.ModelSteps {
 		fmt.Fprintf(stderr, "loom-results: --steps %q is not client or model\n", *steps)
 		return usageError{errors.New("bad --steps")}
+	}
+	if given(fs, "http-token") && *httpToken == "" {
+		// An empty token would read as "no token": say so rather than
+		// answer as if the flag were missing.
+		fmt.Fprintln(stderr, "loom-results: --http-token is empty; give the token that clients send as Authorization: Bearer TOKEN")
+		return usageError{errors.New("empty --http-token")}
 	}
 	if *httpAddr != "" {
 		if err := server.CheckHTTPAddr(*httpAddr, *httpToken); err != nil {
@@ -85,6 +115,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return usageError{err}
 	}
 	defer r.Close()
+	if cfg.MaxLookups == 0 {
+		// SPEC section 2 allows 0; a limit of 0 allows nothing, which a
+		// reader used to "0 = no limit" (as --idle-timeout has it) would
+		// not guess.
+		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
+	}
 	s := server.New(server.Options{Limits: cfg, Context: policy, Steps: limits.Steps(*steps), Write: *write, Root: r})
 
 	if *httpAddr != "" {

@@ -1,13 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
-
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/loom-results/loom-results/internal/version"
 )
 
 func TestRunUsage(t *testing.T) {
@@ -34,6 +38,14 @@ func TestRunUsage(t *testing.T) {
 		{"stray argument", []string{"extra"}, `unexpected argument "extra"`},
 		{"missing root", []string{"--root", "/does/not/exist"}, "--root"},
 		{"non-loopback HTTP without a token", []string{"--http", "0.0.0.0:0"}, "--http"},
+		{"empty HTTP token", []string{"--http", "0.0.0.0:0", "--http-token", ""}, "--http-token is empty"},
+		{"empty HTTP token on loopback", []string{"--http", "127.0.0.1:0", "--http-token="}, "--http-token is empty"},
+		{"unknown command", []string{"serve"}, `unexpected argument "serve" (the commands are replay, bench-edits, help)`},
+		{"help of an unknown command", []string{"help", "nope"}, `unknown command "nope"`},
+		{"help of two commands", []string{"help", "replay", "bench-edits"}, "usage: loom-results help [COMMAND]"},
+		{"replay without scripts", []string{"replay"}, "usage: loom-results replay"},
+		{"replay's unknown flag", []string{"replay", "--nope"}, "flag provided but not defined: -nope"},
+		{"bench-edits' stray argument", []string{"bench-edits", "x"}, `unexpected argument "x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,6 +55,120 @@ func TestRunUsage(t *testing.T) {
 			var usage usageError
 			require.True(t, errors.As(err, &usage), "want a usage error, got %v", err)
 			assert.Contains(t, stderr.String(), tt.want)
+		})
+	}
+}
+
+// TestHelp: help that was asked for goes to stdout and is not an error
+// (status 0); the top-level usage lists every command.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	top := []string{"usage: loom-results [flags]", "replay ", "bench-edits ", "help ", "-max-lookups", "-version"}
+	tests := []struct {
+		name string
+		args []string
+		want []string // in stdout
+	}{
+		{"--help", []string{"--help"}, top},
+		{"-h", []string{"-h"}, top},
+		{"help", []string{"help"}, top},
+		{"help replay", []string{"help", "replay"}, []string{`usage: loom-results replay [--server "CMD"] SCRIPT...`, "-server"}},
+		{"replay --help", []string{"replay", "--help"}, []string{`usage: loom-results replay [--server "CMD"] SCRIPT...`}},
+		{"help bench-edits", []string{"help", "bench-edits"}, []string{"usage: loom-results bench-edits", "-commits", "-server-flags"}},
+		{"bench-edits -h", []string{"bench-edits", "-h"}, []string{"usage: loom-results bench-edits"}},
+		{"help help", []string{"help", "help"}, []string{"usage: loom-results help [COMMAND]", "replay, bench-edits, help"}},
+		{"help --help", []string{"help", "--help"}, []string{"usage: loom-results help [COMMAND]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			require.NoError(t, run(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr))
+			for _, w := range tt.want {
+				assert.Contains(t, stdout.String(), w)
+			}
+			assert.Empty(t, stderr.String())
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"--version"}, strings.NewReader(""), &stdout, &stderr))
+	assert.Equal(t, "loom-results "+version.String()+"\n", stdout.String())
+	assert.Empty(t, stderr.String())
+}
+
+// TestZeroLookups: --max-lookups 0 is a valid limit (SPEC section 2) that
+// turns lookups off; the server says so at start and in the answer.
+func TestZeroLookups(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_results","arguments":{}}}` + "\n"
+	require.NoError(t, run(context.Background(), []string{"--root", t.TempDir(), "--max-lookups", "0"}, strings.NewReader(in), &stdout, &stderr))
+	assert.Equal(t, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit\n", stderr.String())
+	assert.Contains(t, stdout.String(), `"code":"lookup_limit","message":"lookups are off: this server runs with --max-lookups 0, so no step allows a lookup"`)
+}
+
+// TestHTTPLogsAddrAsGiven: the endpoint is logged with the host as --http
+// gave it and the port the listener got.
+func TestHTTPLogsAddrAsGiven(t *testing.T) {
+	t.Parallel()
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		t.Run(host, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			logr, logw := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				done <- run(ctx, []string{"--root", t.TempDir(), "--http", host + ":0"}, strings.NewReader(""), io.Discard, logw)
+				logw.Close()
+			}()
+			line, err := bufio.NewReader(logr).ReadString('\n')
+			require.NoError(t, err)
+			m := regexp.MustCompile(`^loom-results: serving MCP \(Streamable HTTP\) at http://` + regexp.QuoteMeta(host) + `:(\d+)/mcp\n$`).FindStringSubmatch(line)
+			require.NotNil(t, m, line)
+			assert.NotEqual(t, "0", m[1], "the picked port, not 0")
+			cancel()
+			go io.Copy(io.Discard, logr) // the shutdown may log too
+			assert.NoError(t, <-done)
+		})
+	}
+}
+
+// TestExitStatus runs the binary: help and --version exit 0, a bad command
+// line 2 (SPEC section 2).
+func TestExitStatus(t *testing.T) {
+	bin := buildBinary(t)
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--help"}, 0},
+		{[]string{"help"}, 0},
+		{[]string{"help", "replay"}, 0},
+		{[]string{"help", "bench-edits"}, 0},
+		{[]string{"replay", "--help"}, 0},
+		{[]string{"bench-edits", "--help"}, 0},
+		{[]string{"--version"}, 0},
+		{[]string{"--nope"}, 2},
+		{[]string{"replay", "--nope"}, 2},
+		{[]string{"help", "nope"}, 2},
+		{[]string{"--max-lookups", "x"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			err := exec.Command(bin, tt.args...).Run()
+			got := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				got = exit.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }

@@ -18,15 +18,14 @@ import (
 // script, by default this executable, and fails when any script fails.
 func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loom-results replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	server := fs.String("server", "", "the server command, split at white space; --root and each script's flags are appended (default: this executable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: loom-results replay [--server "CMD"] SCRIPT...`)
-		fmt.Fprintln(stderr, "Replays scripted sessions (txtar files, or directories of them) and ends with \"N passed, M failed\".")
+		fmt.Fprintln(fs.Output(), `usage: loom-results replay [--server "CMD"] SCRIPT...`)
+		fmt.Fprintln(fs.Output(), "Replays scripted sessions (txtar files, or directories of them) and ends with \"N passed, M failed\".")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
