@@ -3,7 +3,9 @@
 # clients over stdio: the MCP Inspector CLI (tools/list, inspect, get_lines);
 # for a session that spans several calls, sdk-check.mjs (the official
 # TypeScript SDK, which also checks each success against the tool's output
-# schema); and inspector-ui-check.mjs, the Inspector's web UI in headless
+# schema); stock-walk.mjs, the loop of a stock client (--steps model
+# --write: inspect, find, get_lines, write_file, a conflict) measured against
+# server-filesystem; and inspector-ui-check.mjs, the Inspector's web UI in headless
 # Chromium ($CHROMIUM, else /usr/bin/chromium). It prints every check and
 # exits 1 if any fails.
 #
@@ -106,6 +108,12 @@ sdk_rc=0
 node sdk-check.mjs "$bin" || sdk_rc=$?
 check "sdk-check.mjs: one session inspect -> get_lines -> get_json" "$sdk_rc" 0
 echo "sdk-check took $((SECONDS - start))s"
+
+start=$SECONDS
+walk_rc=0
+node stock-walk.mjs "$bin" || walk_rc=$?
+check "stock-walk.mjs: a stock client's loop with --steps model --write, against server-filesystem" "$walk_rc" 0
+echo "stock-walk took $((SECONDS - start))s"
 
 # The Inspector's web UI as a person uses it, in headless Chromium.
 ui_rc=0

@@ -13,7 +13,7 @@
 // Chromium: $CHROMIUM, else /usr/bin/chromium (Debian's package "chromium").
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,7 +72,7 @@ const proxyPort = await freePort();
 const token = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
 const inspector = spawn(
   process.execPath,
-  ["node_modules/@modelcontextprotocol/inspector/cli/build/cli.js", binary, "--root", ws],
+  ["node_modules/@modelcontextprotocol/inspector/cli/build/cli.js", binary, "--root", ws, "--write"],
   {
     cwd: new URL(".", import.meta.url).pathname,
     env: {
@@ -156,16 +156,21 @@ async function run(page) {
     }
   });
 
+  await watchTimers(page);
   await page.goto(`http://localhost:${clientPort}/?MCP_PROXY_AUTH_TOKEN=${token}&MCP_PROXY_PORT=${proxyPort}`);
   await page.waitForSelector("#command-input");
+  // The sidebar shows a placeholder server until the proxy's configuration
+  // arrives.
+  await page.waitForFunction((want) => document.querySelector("#command-input").value === want, { timeout: 15000 }, binary)
+    .catch(() => {});
   check("sidebar: the server command", await page.$eval("#command-input", (e) => e.value), binary);
-  check("sidebar: its arguments", await page.$eval("#arguments-input", (e) => e.value), `--root ${ws}`);
+  check("sidebar: its arguments", await page.$eval("#arguments-input", (e) => e.value), `--root ${ws} --write`);
   await clickButton(page, "Connect");
   await page.waitForSelector("xpath/.//*[normalize-space(text())='Connected']", { timeout: 15000 });
 
   await (await page.waitForSelector("xpath/.//button[@role='tab'][contains(., 'Tools')]")).click();
   await clickButton(page, "List Tools");
-  const names = ["begin_step", "expand_edit", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "retain_output"];
+  const names = ["begin_step", "expand_edit", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "retain_output", "write_file"];
   await page.waitForSelector("xpath/.//span[normalize-space(text())='retain_output']");
   const listed = await page.$$eval("span", (spans) => spans.map((s) => s.textContent));
   check("tools listed", names.filter((n) => listed.includes(n)), names);
@@ -175,13 +180,14 @@ async function run(page) {
   const want = {
     inspect: {},
     find: { result: "", sha256: "", pattern: "", regex: false, ignore_case: false, max_matches: "20" },
-    get_lines: { result: "", sha256: "", first: "0", last: "" },
+    get_lines: { result: "", sha256: "", first: "0", last: "", numbered: false },
     get_range: { result: "", sha256: "", start: "0", end: "" },
     get_json: { result: "", sha256: "", pointer: "", as: "lexeme" },
     list_results: { page: "0", page_size: "16" },
     expand_edit: {},
     retain_output: { label: "", text: "", exit_code: "", timed_out: false, complete: false, dropped_bytes: "0" },
     begin_step: {},
+    write_file: { path: "", text: "", base: "" },
   };
   for (const name of names) {
     await openTool(page, name);
@@ -215,7 +221,7 @@ async function run(page) {
   await page.type("#last", "3");
   await setNumber(page, "#last", "");
   result = await runTool(page, sent);
-  check("get_lines: a cleared last is left out", result.sent, { result: "r1", first: 2 });
+  check("get_lines: a cleared last is left out", result.sent, { result: "r1", first: 2, numbered: false });
   check("get_lines: shown as a success", result.header, "Tool Result: Success");
   check("get_lines: valid against its output schema", result.validation, "✓ Valid according to output schema");
   check("get_lines: lines 2 to the end shown", result.text.includes("gamma") && result.text.includes("tabbed"), true);
@@ -223,10 +229,61 @@ async function run(page) {
   // An error answer is valid against the schema too (its anyOf).
   await setNumber(page, "#first", "9");
   result = await runTool(page, sent);
-  check("get_lines past the end: sent", result.sent, { result: "r1", first: 9 });
+  check("get_lines past the end: sent", result.sent, { result: "r1", first: 9, numbered: false });
   check("get_lines past the end: shown as an error", result.header, "Tool Result: Error");
   check("get_lines past the end: valid against its output schema", result.validation, "✓ Valid according to output schema");
   check("get_lines past the end: the message shown", result.text.includes("lines 9-3 outside 1-3"), true);
+
+  // write_file: its splice argument is an object, which the form edits as
+  // JSON; path and base are left empty, so they default to r1's own.
+  await openTool(page, "write_file");
+  const editors = await page.$$("[role=toolinputwrapper] textarea:not([id])");
+  check("write_file: splice and compose are JSON editors", editors.length, 2);
+  // The form starts splice at the skeleton of its required members.
+  check("write_file: splice starts with its required members", JSON.parse(await editors[0].evaluate((e) => e.value)), { result: "", edits: [] });
+  await editors[0].click();
+  await editors[0].evaluate((e) => e.select());
+  await page.keyboard.press("Backspace");
+  await editors[0].type('{"result": "r1", "edits": [{"lines": [3, 3], "text": "delta\\n"}]}');
+  await jsonCommitted(page);
+  result = await runTool(page, sent);
+  check("write_file: sent", result.sent, { splice: { result: "r1", edits: [{ lines: [3, 3], text: "delta\n" }] } });
+  check("write_file: shown as a success", result.header, "Tool Result: Success");
+  check("write_file: valid against its output schema", result.validation, "✓ Valid according to output schema");
+  check("write_file: the diff shown", result.text.includes("-gamma") && result.text.includes("+delta"), true);
+  check("write_file: the file written", readFileSync(join(ws, "a.txt"), "utf8"), 'alpha\nbeta: "quoted"\ttabbed\ndelta\n');
+}
+
+// watchTimers counts the page's pending 300 ms timers: the Inspector's JSON
+// editor hands an edited argument to the form 300 ms after the last key
+// (a debounce), with no event of its own to wait for.
+async function watchTimers(page) {
+  await page.evaluateOnNewDocument(() => {
+    const set = window.setTimeout.bind(window);
+    const clear = window.clearTimeout.bind(window);
+    const pending = new Set();
+    window.__pendingCommits = () => pending.size;
+    window.setTimeout = (fn, ms, ...args) => {
+      if (ms !== 300) return set(fn, ms, ...args);
+      const id = set(() => {
+        pending.delete(id);
+        fn(...args);
+      }, ms);
+      pending.add(id);
+      return id;
+    };
+    window.clearTimeout = (id) => {
+      pending.delete(id);
+      clear(id);
+    };
+  });
+}
+
+// jsonCommitted waits until the JSON editor's debounce has fired and the
+// form has rendered what it set.
+async function jsonCommitted(page) {
+  await page.waitForFunction(() => window.__pendingCommits() === 0);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 
 async function clickButton(page, label) {
