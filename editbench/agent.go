@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -46,7 +48,25 @@ const (
 	partFind    = "find"
 	partRead    = "get_lines"
 	partExpand  = "expand_edit"
+	partWrite   = "write_file"
+	partStep    = "begin_step"
 )
+
+// The agents, by what writes the file (Options.Agent).
+const (
+	// AgentSplice works with a governing client: the client starts each
+	// step, and the model's expand_edit of a $splice gives the arguments
+	// of the client's own write.
+	AgentSplice = "splice"
+	// AgentWrite is a stock client's (--steps model --write): the model
+	// calls begin_step itself, locates several hunks with one find of
+	// several patterns, and writes the file with write_file (a splice with
+	// the default path and base, or the whole text where that is cheaper).
+	AgentWrite = "write"
+)
+
+// maxPatterns is how many patterns one find takes (SPEC 5.3).
+const maxPatterns = 16
 
 // A job is one modified text file of one commit.
 type job struct {
@@ -63,6 +83,8 @@ type agent struct {
 	s        *session
 	j        *job
 	r        *FileResult
+	write    bool   // AgentWrite
+	root     string // the server's root, for the write agent's file on disk
 	oldLines [][]byte
 	newLines [][]byte
 	offsets  []int // offsets[i] is the byte offset of old line i+1
@@ -76,8 +98,8 @@ type agent struct {
 	index     map[string][]int
 }
 
-func newAgent(s *session, j *job, r *FileResult) *agent {
-	a := &agent{s: s, j: j, r: r, oldLines: splitLines(j.old), newLines: splitLines(j.new),
+func newAgent(s *session, j *job, r *FileResult, kind, root string) *agent {
+	a := &agent{s: s, j: j, r: r, write: kind == AgentWrite, root: root, oldLines: splitLines(j.old), newLines: splitLines(j.new),
 		known: map[int]bool{}, seen: map[int]bool{}, ambiguous: map[string]bool{}}
 	off := 0
 	for _, l := range a.oldLines {
@@ -90,13 +112,21 @@ func newAgent(s *session, j *job, r *FileResult) *agent {
 // run replays the file. An error is a failure of the loom strategy on this
 // file (the file is then not preserved); r keeps what was counted.
 func (a *agent) run(ctx context.Context) error {
-	// The model starts a new action: the governing client starts a step.
-	if err := a.s.beginStep(ctx); err != nil {
+	// The model starts a new action: a step begins, started by the
+	// governing client, or by the model itself with --steps model.
+	if err := a.newStep(ctx); err != nil {
 		return err
 	}
-	a.r.Steps++
 	if err := a.inspect(ctx); err != nil {
 		return err
+	}
+	if a.write && a.wholeIsCheaper() {
+		return a.writeText(ctx)
+	}
+	if a.write {
+		if err := a.locateMany(ctx); err != nil {
+			return err
+		}
 	}
 	for _, h := range a.j.hunks {
 		if err := a.locate(ctx, h); err != nil {
@@ -110,6 +140,9 @@ func (a *agent) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if a.write {
+		return a.writeSplice(ctx, edits)
+	}
 	return a.expand(ctx, edits)
 }
 
@@ -118,8 +151,11 @@ func (a *agent) run(ctx context.Context) error {
 // that finds its expansion cap spent) makes the governing client start a
 // new step and retry once; both attempts are charged.
 func (a *agent) call(ctx context.Context, part, tool string, args []byte) (*answer, error) {
-	lookup := tool != "expand_edit" && tool != "inspect"
-	if b := a.s.budget; lookup && b != nil && (b.LookupsLeft == 0 || b.Refused) {
+	lookup := tool != "expand_edit" && tool != "inspect" && tool != "write_file"
+	// The governing client sees the budget in the structured content and
+	// starts a step before a lookup would fail; the model (AgentWrite)
+	// sees only the text, so it calls begin_step when an answer says to.
+	if b := a.s.budget; !a.write && lookup && b != nil && (b.LookupsLeft == 0 || b.Refused) {
 		// The governing client sees the budget in the structured content.
 		if err := a.newStep(ctx); err != nil {
 			return nil, err
@@ -150,9 +186,15 @@ func (a *agent) call(ctx context.Context, part, tool string, args []byte) (*answ
 	}
 }
 
+// newStep starts a step: unseen by the model when a governing client calls
+// begin_step, a call of the model's own (and counted) for AgentWrite.
 func (a *agent) newStep(ctx context.Context) error {
 	a.r.Steps++
-	return a.s.beginStep(ctx)
+	ans, err := a.s.beginStep(ctx)
+	if err == nil && a.write {
+		a.r.charge(partStep, int64(len(ans.Text)), int64(len("{}")))
+	}
+	return err
 }
 
 // inspect reads the old version; the model sees the descriptor's text.
@@ -606,4 +648,177 @@ func (a *agent) expand(ctx context.Context, edits [][]byte) error {
 func hexSum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// locateMany locates the hunks that need it with finds of several
+// patterns, up to maxPatterns at once: each hunk's first anchor line. A
+// pattern is unique when exactly one shown line holds it, which the model
+// reads off the matches' text; the rest are left to locate's single finds.
+func (a *agent) locateMany(ctx context.Context) error {
+	type want struct {
+		line    int
+		pattern string
+	}
+	var wants []want
+	taken := map[string]bool{}
+	for _, h := range a.j.hunks {
+		n := len(a.oldLines)
+		if h.OldCount == 0 && (h.OldStart == 0 || h.OldStart == n) {
+			continue
+		}
+		cands := a.anchors(h)
+		if slices.ContainsFunc(cands, func(c int) bool { return a.known[c] }) || len(cands) == 0 {
+			continue
+		}
+		c := a.attemptOrder(cands)[0]
+		p := a.pattern(c, maxPattern)
+		if taken[p] || a.ambiguous[p] {
+			continue
+		}
+		taken[p] = true
+		wants = append(wants, want{c, p})
+	}
+	for len(wants) > 1 {
+		batch := wants[:min(len(wants), maxPatterns)]
+		wants = wants[len(batch):]
+		list := []byte("[")
+		for i, w := range batch {
+			if i > 0 {
+				list = append(list, ',')
+			}
+			list = appendString(list, w.pattern)
+		}
+		o := (&obj{}).str("result", a.id).raw("patterns", append(list, ']'))
+		if len(batch) > 5 {
+			o.int("max_matches", 100)
+		}
+		ans, err := a.call(ctx, partFind, "find", o.bytes())
+		if err != nil {
+			return err
+		}
+		a.r.Finds++
+		var got struct {
+			Matches []struct {
+				Line int    `json:"line"`
+				Text string `json:"text"`
+				Cut  bool   `json:"cut"`
+			} `json:"matches"`
+			Truncated bool `json:"truncated"`
+		}
+		if err := json.Unmarshal(ans.Structured, &got); err != nil {
+			return fmt.Errorf("find: %w", err)
+		}
+		if got.Truncated {
+			continue // which pattern the withheld lines hold is unknown
+		}
+		for _, w := range batch {
+			var at []int
+			cut := false
+			for _, m := range got.Matches {
+				if bytes.Contains([]byte(m.Text), []byte(w.pattern)) {
+					at = append(at, m.Line)
+					cut = m.Cut
+				}
+			}
+			switch {
+			case len(at) == 1 && at[0] == w.line:
+				a.known[w.line] = true
+				if !cut {
+					a.seen[w.line] = true
+				}
+			case len(at) > 1:
+				a.r.AmbiguousFinds++
+				a.ambiguous[w.pattern] = true
+			case len(at) == 1:
+				return fmt.Errorf("find %q: line %d, want %d", w.pattern, at[0], w.line)
+			}
+		}
+	}
+	return nil
+}
+
+// wholeIsCheaper reports whether writing the whole new text costs the write
+// agent less than a splice would: only when the preview showed it the whole
+// old file (it knows every line without a lookup), and the text argument is
+// no longer than the edits' literal text, their framing and the finds that
+// would locate them.
+func (a *agent) wholeIsCheaper() bool {
+	for i := range a.oldLines {
+		if !a.seen[i+1] {
+			return false
+		}
+	}
+	estimate := 0
+	for _, h := range a.j.hunks {
+		if h.NewCount > 0 {
+			estimate += escapedLen(join(a.newLines[h.NewStart-1 : h.NewStart-1+h.NewCount]))
+		}
+		estimate += 32 // {"lines":[f,l],"text":} and a comma
+		if !(h.OldCount == 0 && (h.OldStart == 0 || h.OldStart == len(a.oldLines))) {
+			estimate += 64 // a find's share
+		}
+	}
+	return len(a.textArgs()) <= estimate+len(`{"splice":{"result":"r1","edits":[]}}`)
+}
+
+func (a *agent) textArgs() []byte {
+	return (&obj{}).str("path", a.j.newPath).str("text", string(a.j.new)).str("base", a.id).bytes()
+}
+
+// writeText writes the whole new text over the inspected file.
+func (a *agent) writeText(ctx context.Context) error {
+	ans, err := a.call(ctx, partWrite, "write_file", a.textArgs())
+	if err != nil {
+		return err
+	}
+	a.r.LiteralBytes += int64(escapedLen(a.j.new))
+	return a.checkWritten(ans)
+}
+
+// writeSplice writes the new version with write_file's splice: the path
+// and base default to the inspected file's, but for a renamed file, whose
+// new path is given (and which is then a new file, without a base).
+func (a *agent) writeSplice(ctx context.Context, edits [][]byte) error {
+	splice := (&obj{}).str("result", a.id).raw("edits", append(append([]byte("["), bytes.Join(edits, []byte(","))...), ']')).bytes()
+	o := &obj{}
+	if a.j.newPath != a.j.oldPath {
+		o.str("path", a.j.newPath)
+	}
+	ans, err := a.call(ctx, partWrite, "write_file", o.raw("splice", splice).bytes())
+	if err != nil {
+		return err
+	}
+	return a.checkWritten(ans)
+}
+
+// checkWritten checks write_file's answer and the file on disk against the
+// commit's version, byte for byte and by digest.
+func (a *agent) checkWritten(ans *answer) error {
+	var got struct {
+		Path   string  `json:"path"`
+		Bytes  int     `json:"bytes"`
+		SHA256 string  `json:"sha256"`
+		Base   *string `json:"base"`
+		Result struct {
+			SHA256 string `json:"sha256"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(ans.Structured, &got); err != nil {
+		return fmt.Errorf("write_file: %w", err)
+	}
+	disk, err := os.ReadFile(filepath.Join(a.root, filepath.FromSlash(a.j.newPath)))
+	if err != nil {
+		return fmt.Errorf("write_file: %w", err)
+	}
+	want := hexSum(a.j.new)
+	switch {
+	case !bytes.Equal(disk, a.j.new):
+		return fmt.Errorf("write_file: the file on disk (%d bytes) differs from the commit's file (%d bytes)", len(disk), len(a.j.new))
+	case got.SHA256 != want || got.Result.SHA256 != want || hexSum(disk) != want:
+		return fmt.Errorf("write_file: sha256 %.12s, want %.12s", got.SHA256, want)
+	case got.Path != a.j.newPath || got.Bytes != len(a.j.new):
+		return fmt.Errorf("write_file: %s", ans.Text)
+	}
+	a.r.Preserved = true
+	return nil
 }

@@ -35,8 +35,19 @@ type Options struct {
 	// MaxFileBytes skips files larger than this, before or after; 0 means
 	// MaxFileBytes.
 	MaxFileBytes int64
+	// Agent is the agent that plays the model: AgentSplice (the default,
+	// "") or AgentWrite, which runs the server with --steps model --write.
+	Agent string
 	// Progress, when not nil, gets one line per commit.
 	Progress io.Writer
+}
+
+// agent returns the agent's name and the server flags it needs.
+func (o Options) agent() (string, []string) {
+	if o.Agent == AgentWrite {
+		return AgentWrite, []string{"--steps", "model", "--write"}
+	}
+	return AgentSplice, nil
 }
 
 // Cost is what one strategy costs on one file: bytes the model reads and
@@ -106,6 +117,7 @@ type CommitInfo struct {
 // Report is the outcome of Run.
 type Report struct {
 	Repo    string       `json:"repo"`
+	Agent   string       `json:"agent"`
 	Commits []CommitInfo `json:"commits"`
 	Files   []FileResult `json:"files"`
 }
@@ -117,10 +129,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if len(opts.Server) == 0 {
 		return nil, errors.New("no server command")
 	}
+	if opts.Agent != "" && opts.Agent != AgentSplice && opts.Agent != AgentWrite {
+		return nil, fmt.Errorf("agent %q is not %s or %s", opts.Agent, AgentSplice, AgentWrite)
+	}
 	if _, err := git(ctx, opts.Repo, "rev-parse", "--git-dir"); err != nil {
 		return nil, err
 	}
-	rep := &Report{Repo: opts.Repo}
+	kind, _ := opts.agent()
+	rep := &Report{Repo: opts.Repo, Agent: kind}
 	commits, err := listCommits(ctx, opts.Repo, opts.Commits)
 	if err != nil {
 		return nil, err
@@ -317,13 +333,15 @@ func replay(ctx context.Context, opts Options, jobs []*job) ([]FileResult, error
 			}
 		}
 		if s == nil {
-			if s, err = startSession(ctx, opts.Server, root, opts.ServerFlags); err != nil {
+			_, flags := opts.agent()
+			if s, err = startSession(ctx, opts.Server, root, append(append([]string{}, opts.ServerFlags...), flags...)); err != nil {
 				return files, err
 			}
 			used, stored = 0, 0
 		}
 		used, stored = used+size, stored+2
-		r := replayFile(ctx, s, j)
+		kind, _ := opts.agent()
+		r := replayFile(ctx, s, j, kind, root)
 		if r.Error != "" && ctx.Err() != nil {
 			return files, ctx.Err()
 		}
@@ -338,12 +356,12 @@ func replay(ctx context.Context, opts Options, jobs []*job) ([]FileResult, error
 }
 
 // replayFile runs the agent on j and computes the baselines.
-func replayFile(ctx context.Context, s *session, j *job) FileResult {
+func replayFile(ctx context.Context, s *session, j *job, kind, root string) FileResult {
 	r := FileResult{Commit: j.commit, Path: j.newPath, Bytes: len(j.old), NewBytes: len(j.new), Hunks: len(j.hunks)}
 	if j.oldPath != j.newPath {
 		r.OldPath = j.oldPath
 	}
-	a := newAgent(s, j, &r)
+	a := newAgent(s, j, &r, kind, root)
 	if err := a.run(ctx); err != nil {
 		r.Preserved = false
 		r.Error = err.Error()

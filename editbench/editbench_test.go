@@ -3,6 +3,7 @@ package editbench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -164,4 +165,79 @@ func TestRunNotARepository(t *testing.T) {
 	t.Parallel()
 	_, err := Run(t.Context(), Options{Repo: filepath.Join(t.TempDir(), "missing"), Server: []string{binary}})
 	assert.Error(t, err)
+}
+
+// TestRunWriteAgent replays the fixture's history as a stock client does
+// (--steps model --write): the file on disk is the commit's after each
+// write_file, begin_step is the model's and counted, and a find of several
+// patterns locates the hunks of one file at once.
+func TestRunWriteAgent(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(t.Context(), Options{Repo: repo, Server: []string{binary}, MaxFileBytes: 64 << 10, Agent: AgentWrite})
+	require.NoError(t, err)
+	s := rep.Summary()
+	assert.Equal(t, AgentWrite, s.Agent)
+	assert.Equal(t, 9, s.Files)
+	assert.Equal(t, 9, s.Preserved, "%v", s.Failures)
+	for _, f := range rep.Files {
+		assert.True(t, f.Preserved, "%s: %s", f.Path, f.Error)
+		assert.Equal(t, Cost{Read: int64(len("step 2")), Generated: 2}, f.LoomParts[partStep], "%s: the model's begin_step", f.Path)
+		assert.NotContains(t, f.LoomParts, partExpand, f.Path)
+		assert.Contains(t, f.LoomParts, partWrite, f.Path)
+	}
+
+	t.Run("edit in the middle", func(t *testing.T) {
+		f := rep.Files[0]
+		newText := "func step40(x int) int { return x * 40 }\nfunc step41(x int) int { return x * 41 }\n"
+		assert.Equal(t, compactLen(t, map[string]any{"splice": map[string]any{"result": "r1",
+			"edits": []any{map[string]any{"lines": []int{40, 41}, "text": newText}}}}), f.LoomParts[partWrite].Generated,
+			"the path and base default to the inspected file's")
+		assert.Equal(t, compactLen(t, map[string]any{"result": "r1", "pattern": "func step40(x int) int { return x + 40 }"}), f.LoomParts[partFind].Generated,
+			"one hunk: a find of one pattern")
+	})
+	t.Run("insertion at the top and an edit", func(t *testing.T) {
+		f := rep.Files[7]
+		assert.Equal(t, "crlf.txt", f.Path)
+		assert.Equal(t, 1, f.Finds, "the top needs no find")
+	})
+	t.Run("rename with an edit", func(t *testing.T) {
+		f := rep.Files[6]
+		assert.Equal(t, "new_name.go", f.Path)
+		assert.True(t, f.Preserved, f.Error)
+	})
+}
+
+func TestRunUnknownAgent(t *testing.T) {
+	t.Parallel()
+	_, err := Run(t.Context(), Options{Repo: repo, Server: []string{binary}, Agent: "copilot"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `agent "copilot" is not splice or write`)
+}
+
+// TestWriteAgentPatterns: two hunks far apart in one file are located by
+// one find of two patterns, whose matches the agent tells apart by their
+// text.
+func TestWriteAgentPatterns(t *testing.T) {
+	t.Parallel()
+	var old, neu strings.Builder
+	for i := 1; i <= 100; i++ {
+		line := fmt.Sprintf("\tvalue%03d := compute(%d, input)\n", i, i)
+		old.WriteString(line)
+		if i == 20 || i == 70 {
+			line = fmt.Sprintf("\tvalue%03d := compute(%d, other)\n", i, i)
+		}
+		neu.WriteString(line)
+	}
+	j := &job{commit: "c", oldPath: "f.go", newPath: "f.go", old: []byte(old.String()), new: []byte(neu.String()),
+		hunks: []hunk{{OldStart: 20, OldCount: 1, NewStart: 20, NewCount: 1}, {OldStart: 70, OldCount: 1, NewStart: 70, NewCount: 1}}}
+	require.NoError(t, checkHunks(j))
+	files, err := replay(t.Context(), Options{Server: []string{binary}, Agent: AgentWrite}, []*job{j})
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	f := files[0]
+	require.True(t, f.Preserved, f.Error)
+	assert.Equal(t, 1, f.Finds)
+	assert.Equal(t, 0, f.OracleHunks)
+	assert.Equal(t, compactLen(t, map[string]any{"result": "r1", "patterns": []string{
+		"value020 := compute(20, input)", "value070 := compute(70, input)"}}), f.LoomParts[partFind].Generated)
 }

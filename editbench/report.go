@@ -69,6 +69,7 @@ type Failure struct {
 // Summary is the report's aggregate, the object --json prints.
 type Summary struct {
 	Repo          string   `json:"repo"`
+	Agent         string   `json:"agent"`
 	Commits       int      `json:"commits"`
 	CommitHashes  []string `json:"commit_hashes"`
 	Files         int      `json:"files"`
@@ -108,7 +109,7 @@ type Summary struct {
 // Summary aggregates the report.
 func (rep *Report) Summary() Summary {
 	s := Summary{
-		Repo: rep.Repo, Commits: len(rep.Commits), CommitHashes: []string{}, Files: len(rep.Files),
+		Repo: rep.Repo, Agent: rep.Agent, Commits: len(rep.Commits), CommitHashes: []string{}, Files: len(rep.Files),
 		Totals: map[string]Cost{}, Strategies: map[string]StrategyStats{}, LoomParts: map[string]Cost{},
 		Skipped: map[string]int{}, Failures: []Failure{},
 	}
@@ -249,8 +250,8 @@ func (s Summary) WriteTable(w io.Writer) error {
 	if n := len(s.CommitHashes); n > 0 {
 		span = fmt.Sprintf(" (%.10s..%.10s)", s.CommitHashes[0], s.CommitHashes[n-1])
 	}
-	fmt.Fprintf(&b, "bench-edits %s: %d commits%s, %d files, %d preserved (%.1f%%)\n",
-		s.Repo, s.Commits, span, s.Files, s.Preserved, 100*s.PreservationRate)
+	fmt.Fprintf(&b, "bench-edits %s, agent %s: %d commits%s, %d files, %d preserved (%.1f%%)\n",
+		s.Repo, s.Agent, s.Commits, span, s.Files, s.Preserved, 100*s.PreservationRate)
 	fmt.Fprintf(&b, "hunks %d: git's position for %d (%.2f%%); finds %d (%d ambiguous), lookups %d, steps %d, retries %d\n",
 		s.Hunks, s.OracleHunks, 100*s.OracleRate, s.Finds, s.Ambiguous, s.Lookups, s.Steps, s.Retries)
 	fmt.Fprintf(&b, "moved or copied code: %d added lines (%d bytes) referenced instead of retyped\n\n", s.ComposedLines, s.ComposedBytes)
@@ -270,8 +271,10 @@ func (s Summary) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", k, s.LoomParts[k].Read, s.LoomParts[k].Generated)
 	}
 	tw.Flush()
-	if e, ok := s.LoomParts[partExpand]; ok {
-		fmt.Fprintf(&b, "expand_edit generated: %d literal text, %d framing (JSON, line numbers, IDs, paths)\n", s.LiteralBytes, e.Generated-s.LiteralBytes)
+	for _, part := range []string{partExpand, partWrite} {
+		if e, ok := s.LoomParts[part]; ok {
+			fmt.Fprintf(&b, "%s generated: %d literal text, %d framing (JSON, line numbers, IDs, paths)\n", part, s.LiteralBytes, e.Generated-s.LiteralBytes)
+		}
 	}
 	sr := s.StrReplaceParts
 	fmt.Fprintf(&b, "str_replace generated: %d edits, %d old_str, %d new_str, %d framing (JSON, paths)\n",

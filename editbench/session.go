@@ -194,22 +194,23 @@ func (s *session) call(ctx context.Context, tool string, args []byte) (*answer, 
 	return a, nil
 }
 
-// beginStep starts a new step. The governing client calls it; the model
-// never sees it, so it is not counted.
-func (s *session) beginStep(ctx context.Context) error {
+// beginStep starts a new step and returns its answer. A governing client
+// calls it unseen by the model; with --steps model the model calls it, and
+// the caller counts it.
+func (s *session) beginStep(ctx context.Context) (*answer, error) {
 	a, err := s.call(ctx, "begin_step", []byte("{}"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if a.Code != "" {
-		return fmt.Errorf("begin_step: %s", a.Text)
+		return nil, fmt.Errorf("begin_step: %s", a.Text)
 	}
 	var got struct {
 		Step   int64            `json:"step"`
 		Limits map[string]int64 `json:"limits"`
 	}
 	if err := json.Unmarshal(a.Structured, &got); err != nil {
-		return fmt.Errorf("begin_step: %w", err)
+		return nil, fmt.Errorf("begin_step: %w", err)
 	}
 	s.limits = got.Limits
 	s.budget = &limits.Snapshot{
@@ -218,7 +219,7 @@ func (s *session) beginStep(ctx context.Context) error {
 		BytesLeft:       got.Limits["max_step_bytes"],
 		ExpandBytesLeft: got.Limits["max_expand_bytes"],
 	}
-	return nil
+	return a, nil
 }
 
 // limit returns the named limit of begin_step's answer, or def before it.

@@ -24,8 +24,9 @@ func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	server := fs.String("server", "", "the server command, split at white space; --root is appended (default: this executable)")
 	serverFlags := fs.String("server-flags", "", "flags appended to the server command, split at white space (e.g. \"--context bounded\")")
 	verbose := fs.Bool("v", false, "print one line per commit on stderr")
+	agent := fs.String("agent", editbench.AgentSplice, "the agent: splice (a governing client's expand_edit) or write (a stock client's write_file, with --steps model --write)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: loom-results bench-edits [--repo PATH] [--commits N] [--json]")
+		fmt.Fprintln(fs.Output(), "usage: loom-results bench-edits [--repo PATH] [--commits N] [--agent splice|write] [--json]")
 		fmt.Fprintln(fs.Output(), "Replays the modified text files of the last N commits through the server and compares the bytes read and generated with whole-file writes and str_replace edits.")
 		fs.PrintDefaults()
 	}
@@ -44,7 +45,11 @@ func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		cmd = []string{self}
 	}
-	opts := editbench.Options{Repo: *repo, Commits: *commits, Server: cmd, ServerFlags: strings.Fields(*serverFlags)}
+	if *agent != editbench.AgentSplice && *agent != editbench.AgentWrite {
+		fmt.Fprintf(stderr, "loom-results bench-edits: --agent %q is not splice or write\n", *agent)
+		return usageError{errors.New("bad --agent")}
+	}
+	opts := editbench.Options{Repo: *repo, Commits: *commits, Server: cmd, ServerFlags: strings.Fields(*serverFlags), Agent: *agent}
 	if *verbose {
 		opts.Progress = stderr
 	}
