@@ -113,3 +113,36 @@ func compose1000(lines int) []byte {
 	sb.WriteString(`]}}`)
 	return []byte(sb.String())
 }
+
+// BenchmarkWriteFile5000Lines3Edits is write_file of a splice of three
+// edits into a 5,000-line file (about 260 KB): resolution, the conflict
+// check (the file read and compared), the atomic write, the retained
+// result and the diff. Between iterations the file is put back untimed.
+func BenchmarkWriteFile5000Lines3Edits(b *testing.B) {
+	var sb strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&sb, "\tresult%04d, err := s.handle(ctx, request%04d) // line %d\n", i, i, i+1)
+	}
+	body := sb.String()
+	br := benchRoot(b, "w.go", body)
+	if e := br.Inspect([]string{"w.go"}); e[0].Err != nil {
+		b.Fatal(e[0].Err)
+	}
+	path := filepath.Join(br.opts.Root.Dir(), "w.go")
+	req := WriteRequest{Splice: []byte(`{"result":"r1","edits":[` +
+		`{"lines":[100,100],"text":"\tchanged100 := true\n"},` +
+		`{"before":2500,"text":"\t// inserted before 2500\n"},` +
+		`{"lines":[4900,4902],"text":""}]}`)}
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		b.StopTimer()
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		br.BeginStep()
+		b.StartTimer()
+		if _, err := br.WriteFile(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

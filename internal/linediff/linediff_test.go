@@ -234,3 +234,28 @@ func BenchmarkDiffOneLineEdit20000(b *testing.B) {
 		Diff(old, new, 1)
 	}
 }
+
+// BenchmarkDiff5000Lines3Edits is the diff that write_file answers for
+// three edits of a 5,000-line file (BenchmarkWriteFile5000Lines3Edits in
+// package briefing times the whole call).
+func BenchmarkDiff5000Lines3Edits(b *testing.B) {
+	var sb, nb strings.Builder
+	for i := range 5000 {
+		line := fmt.Sprintf("\tresult%04d, err := s.handle(ctx, request%04d) // line %d\n", i, i, i+1)
+		sb.WriteString(line)
+		switch i + 1 {
+		case 100:
+			line = "\tchanged100 := true\n"
+		case 2500:
+			line = "\t// inserted before 2500\n" + line
+		case 4900, 4901, 4902:
+			line = ""
+		}
+		nb.WriteString(line)
+	}
+	old, new := []byte(sb.String()), []byte(nb.String())
+	b.SetBytes(int64(len(old)))
+	for b.Loop() {
+		Diff(old, new, 1)
+	}
+}
