@@ -16,19 +16,36 @@ type expandEditArgs struct {
 	Arguments json.RawMessage `arg:"arguments"`
 }
 
+// expandEditDescription states the rules a model needs to write nodes: what
+// a part and an edit are, what before: n means, the order of edits, the
+// newline rule, and that a failing part refuses the step.
+func expandEditDescription(cfg ToolConfig) string {
+	s := "Turn the arguments of a write or replace action into their final form without regenerating unchanged text. " +
+		`Anywhere in arguments, {"$compose": [part, ...]} becomes the concatenation of its parts: a string is literal text; ` +
+		`{"result", "sha256"?, one of "bytes": [start, end] | "lines": [first, last] | "pointer" (+ "as")} is a stored selection ` +
+		`(no selector: the whole result). {"$splice": {"result", "sha256"?, "edits": [...]}} is the stored result with edits applied: ` +
+		`{"lines": [first, last], "text"} replaces those whole lines (newlines included), {"before": n, "text"} inserts text before ` +
+		"line n (n = lines + 1 appends); text is a string or a $compose node. Line numbers refer to the result as stored; edits come " +
+		`in file order and must not overlap; a non-empty text must end with "\n" unless it is the last edit and reaches the end of ` +
+		"the result. Returns the expanded arguments for your executor and retains each expansion as a result. " +
+		fmt.Sprintf("At most %d expanded bytes a step. ", cfg.MaxExpandBytes) +
+		"All or nothing: any part that does not resolve fails with unresolved_edit and refuses the step."
+	if cfg.modelSteps() {
+		s += " Then call begin_step to start a new one, and send the corrected call."
+	}
+	return s
+}
+
 func expandEditTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
-			Name: "expand_edit",
-			Description: "Turn the arguments of a write or replace action into their final form without regenerating unchanged text. " +
-				`Anywhere in arguments, {"$compose": [part, ...]} becomes the concatenation of its parts: a string is literal text; ` +
-				`{"result", "sha256"?, one of "bytes": [start, end] | "lines": [first, last] | "pointer" (+ "as")} is a stored selection ` +
-				`(no selector: the whole result). {"$splice": {"result", "sha256"?, "edits": [{"lines": [first, last], "text"} | ` +
-				`{"before": n, "text"}]}} is the stored result with those whole lines replaced or text inserted; line numbers refer to ` +
-				"the result as stored, edits in file order. Returns the expanded arguments for your executor and retains each expansion " +
-				fmt.Sprintf("as a result. All or nothing: any part that does not resolve fails with unresolved_edit. At most %d expanded bytes a step.", cfg.MaxExpandBytes),
+			Name:        "expand_edit",
+			Description: expandEditDescription(cfg),
 			RawInputSchema: schema([]prop{
-				{"arguments", `{"type":"object","description":"The action's ordinary arguments, e.g. {\"path\": \"a.go\", \"content\": {\"$splice\": ...}}."}`},
+				{"arguments", `{"type":"object","description":"The action's ordinary arguments, in which each node is replaced by its text. ` +
+					`A node is exactly {\"$compose\": [part, ...]} (a part: a string, or a reference {\"result\", \"sha256\"?, ` +
+					`and at most one of \"bytes\", \"lines\" or \"pointer\"}) or exactly {\"$splice\": {\"result\", \"sha256\"?, \"edits\"}}; ` +
+					`e.g. {\"path\": \"a.go\", \"content\": {\"$splice\": {\"result\": \"r1\", \"edits\": [{\"lines\": [3, 3], \"text\": \"x\\n\"}]}}}."}`},
 			}, "arguments"),
 			Annotations:     hints("Expand an edit", false),
 			RawOutputSchema: outputSchema(expandEditOutput),
