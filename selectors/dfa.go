@@ -20,7 +20,11 @@ import (
 // its end, and \b looks at the runes on both sides (none beyond the line).
 type lineDFA struct {
 	prog   *syntax.Prog
-	states []*dstate        // by index; 0 is the start of a line
+	states []*dstate // by index; 0 is the start of a line
+	// ascii holds every state's transitions on ASCII runes, 128 a state,
+	// in one table, so that a cached step is one load: 0 unknown, 1 a
+	// match (stepMatch), else the next state's index plus 2.
+	ascii  []int32
 	byKey  map[string]int32 // state key -> index
 	work   int64            // instructions visited building states, left in the budget
 	stack  []uint32         // reused by closure
@@ -34,8 +38,7 @@ type lineDFA struct {
 type dstate struct {
 	pcs      []uint32
 	flags    uint8
-	ascii    [128]int32     // next state by ASCII rune, plus 2: 0 unknown, 1 a match (stepMatch), else an index
-	other    map[rune]int32 // the same for other runes (a rune absent is unknown)
+	other    map[rune]int32 // next state by non-ASCII rune, as lineDFA.ascii holds them (a rune absent is unknown)
 	endMatch int8           // at the end of the line: 0 unknown, 1 no match, 2 a match
 }
 
@@ -61,6 +64,7 @@ func newLineDFA(prog *syntax.Prog, work int64) *lineDFA {
 // reset empties the cache but for the start state.
 func (d *lineDFA) reset() {
 	d.states = d.states[:0]
+	d.ascii = d.ascii[:0]
 	d.byKey = make(map[string]int32)
 	d.intern([]uint32{uint32(d.prog.Start)}, atStart)
 }
@@ -77,6 +81,7 @@ func (d *lineDFA) intern(pcs []uint32, flags uint8) int32 {
 	}
 	i := int32(len(d.states))
 	d.states = append(d.states, &dstate{pcs: slices.Clone(pcs), flags: flags})
+	d.ascii = append(d.ascii, make([]int32, 128)...)
 	d.byKey[string(d.keyBuf)] = i
 	return i
 }
@@ -89,9 +94,25 @@ func (d *lineDFA) matchLine(line []byte) (matched, ok bool) {
 		c := line[i]
 		var t int32
 		if c < utf8.RuneSelf {
-			if v := d.states[s].ascii[c]; v != 0 {
-				t = v - 2
-			} else if t, ok = d.step(s, rune(c)); !ok {
+			// The cached steps on ASCII, as tight as a loop can be.
+			v := d.ascii[int(s)<<7|int(c)]
+			for v > 1 {
+				s = v - 2
+				if i++; i == len(line) {
+					goto end
+				}
+				if c = line[i]; c >= utf8.RuneSelf {
+					break
+				}
+				v = d.ascii[int(s)<<7|int(c)]
+			}
+			if c >= utf8.RuneSelf {
+				continue
+			}
+			if v == 1 {
+				return true, true
+			}
+			if t, ok = d.step(s, rune(c)); !ok {
 				return false, false
 			}
 			i++
@@ -109,6 +130,7 @@ func (d *lineDFA) matchLine(line []byte) (matched, ok bool) {
 		}
 		s = t
 	}
+end:
 	st := d.states[s]
 	if st.endMatch == 0 {
 		m, _, ok := d.closure(st, -1)
@@ -158,7 +180,7 @@ func (d *lineDFA) step(s int32, r rune) (int32, bool) {
 		t = d.intern(next, flags)
 	}
 	if r < utf8.RuneSelf {
-		st.ascii[r] = t + 2
+		d.ascii[int(s)<<7|int(r)] = t + 2
 	} else {
 		if st.other == nil {
 			st.other = make(map[rune]int32)

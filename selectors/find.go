@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
@@ -34,6 +35,7 @@ const (
 // one find: a line matches when it contains any of them.
 type Matcher struct {
 	literal []byte       // one case-sensitive literal, searched with bytes.Index
+	fold    *foldLiteral // one ASCII literal folded, searched by its rarest byte
 	prog    *syntax.Prog // otherwise: every pattern, compiled together
 }
 
@@ -76,6 +78,10 @@ func NewMatcher(p Patterns) (Matcher, *errcode.Error) {
 	if len(p.List) == 1 && !p.Regex && !p.IgnoreCase {
 		return Matcher{literal: []byte(p.List[0])}, nil
 	}
+	m := Matcher{}
+	if len(p.List) == 1 && !p.Regex && p.IgnoreCase {
+		m.fold = newFoldLiteral(p.List[0])
+	}
 	subs := make([]*syntax.Regexp, len(p.List))
 	for i, pat := range p.List {
 		re, why := parsePattern(pat, p.Regex, p.IgnoreCase)
@@ -97,7 +103,10 @@ func NewMatcher(p Patterns) (Matcher, *errcode.Error) {
 			"the patterns compile to %d instructions, over the cap of %d; use fewer or simpler expressions, or literals",
 			len(prog.Inst), MaxProgram)
 	}
-	return Matcher{prog: prog}, nil
+	// The program goes with a folded literal too: a text that holds the
+	// Kelvin sign or the long s, which fold to k and s, is searched by it.
+	m.prog = prog
+	return m, nil
 }
 
 // parsePattern parses one pattern as regexp.Compile would parse it: an
@@ -207,33 +216,215 @@ func findEntry(data []byte, lines Lines, n int) entry {
 
 // each calls fn with the number of every matching line, in order.
 func (m Matcher) each(data []byte, lines Lines, fn func(line int)) *errcode.Error {
-	if m.prog != nil {
-		return m.eachProgram(data, fn)
-	}
-	// A line's content never holds '\n', so such a literal never matches.
-	if bytes.IndexByte(m.literal, '\n') >= 0 {
+	switch {
+	case m.literal != nil:
+		eachHit(data, len(m.literal), func(from int) int {
+			i := bytes.Index(data[from:], m.literal)
+			if i < 0 {
+				return -1
+			}
+			return from + i
+		}, fn)
+		return nil
+	case m.fold != nil && m.fold.exact(data):
+		it := m.fold.iter(data)
+		eachHit(data, len(m.fold.pat), it.next, fn)
 		return nil
 	}
-	// Search the whole result at once and keep the hits that lie inside one
-	// line's content; after a hit, go on at the next line.
-	for pos := 0; pos < len(data); {
-		i := bytes.Index(data[pos:], m.literal)
-		if i < 0 {
-			return nil
+	return m.eachProgram(data, fn)
+}
+
+// eachHit calls fn with the number of every line that holds a hit of n
+// bytes, hits found by next (the first at or after an offset, or -1), in
+// one pass over data: the lines are counted as it goes, and after a hit the
+// search goes on at the next line. A hit must lie in its line's content,
+// which never holds "\n" and does not end with a "\r\n" ending's "\r".
+func eachHit(data []byte, n int, next func(from int) int, fn func(line int)) {
+	line, pos := 1, 0 // pos: where the search goes on; line: the line pos is on
+	for pos < len(data) {
+		at := next(pos)
+		if at < 0 {
+			return
 		}
-		at := pos + i
-		n := lines.LineAt(at)
-		if c := lines.Content(n); at+len(m.literal) <= c.End {
-			fn(n)
-			pos = lines.Start(n + 1)
+		line += bytes.Count(data[pos:at], newline)
+		end := len(data) // the hit's line's end, its "\n" excluded
+		if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
+			end = at + i
+		}
+		content := end
+		if end < len(data) && end > 0 && data[end-1] == '\r' {
+			content--
+		}
+		if at+n <= content {
+			fn(line)
+			pos, line = end+1, line+1
 			continue
 		}
-		// The hit runs into the line ending (a literal ending in '\r'); try
-		// again one character later.
+		// The hit runs into the line's end ("\r\n" for a literal ending
+		// in "\r", or the "\n" itself); try again one character later.
 		_, size := utf8.DecodeRune(data[at:])
 		pos = at + size
 	}
-	return nil
+}
+
+// foldLiteral is one ASCII literal matched with folded case, searched by
+// the byte of it that is rarest in the text searched: each candidate is
+// found by bytes.IndexByte on that byte's cases and checked in full.
+type foldLiteral struct {
+	pat []byte // the pattern, ASCII letters lowered
+	// fragile says the pattern holds k or s: Unicode simple folding also
+	// matches them to the Kelvin sign (U+212A) and the long s (U+017F).
+	fragile bool
+}
+
+// newFoldLiteral returns the fast search of a folded literal, or nil when
+// the pattern is not all ASCII.
+func newFoldLiteral(p string) *foldLiteral {
+	f := &foldLiteral{pat: make([]byte, len(p))}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c >= utf8.RuneSelf {
+			return nil
+		}
+		c = lower(c)
+		f.pat[i] = c
+		f.fragile = f.fragile || c == 'k' || c == 's'
+	}
+	return f
+}
+
+// rareSample is how much of a text the choice of the searched byte reads.
+const rareSample = 64 << 10
+
+// rarest returns the index in pat of the byte whose cases occur least in
+// a sample of data (its start), ties broken by how seldom the byte occurs
+// in text and code in general; a few candidates are counted, each with
+// one bytes.Count over the sample.
+func (f *foldLiteral) rarest(data []byte) int {
+	sample := data[:min(len(data), rareSample)]
+	best, bestCount, bestRank := 0, -1, -1
+	counted := map[byte]int{}
+	for i, c := range f.pat {
+		n, ok := counted[c]
+		if !ok {
+			if len(counted) == 16 {
+				continue // enough candidates; the rest keep the best so far
+			}
+			n = bytes.Count(sample, []byte{c})
+			if up := upper(c); up != c {
+				n += bytes.Count(sample, []byte{up})
+			}
+			counted[c] = n
+		}
+		if r := rarity(c); bestCount < 0 || n < bestCount || n == bestCount && r > bestRank {
+			best, bestCount, bestRank = i, n, r
+		}
+	}
+	return best
+}
+
+// exact reports whether the fast search finds exactly what RE2's (?i)
+// finds in data: unless the pattern holds k or s and data the runes that
+// fold to them.
+func (f *foldLiteral) exact(data []byte) bool {
+	return f != nil && (!f.fragile || !bytes.Contains(data, []byte("\u212a")) && !bytes.Contains(data, []byte("\u017f")))
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// rarity ranks a byte by how seldom it occurs in text and code: letters
+// by their English frequency, digits, punctuation that code is full of,
+// other punctuation; white space is the commonest.
+func rarity(c byte) int {
+	const byFrequency = "etaoinsrhldcumfpgwybvkxjqz"
+	switch {
+	case c == ' ' || c == '\t':
+		return 0
+	case strings.IndexByte("(){},;.=:\"'", c) >= 0:
+		return 5
+	case 'a' <= c && c <= 'z':
+		return 1 + 26 - strings.IndexByte(byFrequency, c)
+	case '0' <= c && c <= '9':
+		return 14
+	}
+	return 20
+}
+
+// foldIter finds the hits of a folded literal in data in increasing order.
+type foldIter struct {
+	f        *foldLiteral
+	data     []byte
+	rare     int  // the index in the pattern of the byte searched for
+	lo, up   byte // that byte's two cases (the same when it is no letter)
+	nlo, nup int  // the next offset of each case; -1 none, -2 not looked for
+}
+
+func (f *foldLiteral) iter(data []byte) *foldIter {
+	r := f.rarest(data)
+	it := &foldIter{f: f, data: data, rare: r, lo: f.pat[r], up: upper(f.pat[r]), nlo: -2, nup: -2}
+	if it.up == it.lo {
+		it.nup = -1 // one case: one stream
+	}
+	return it
+}
+
+// next returns the first hit that starts at or after from, or -1.
+func (it *foldIter) next(from int) int {
+	f, data := it.f, it.data
+	for {
+		at := from + it.rare // where the rare byte of a hit at from would be
+		if it.nlo != -1 && it.nlo < at {
+			it.nlo = indexFrom(data, it.lo, at)
+		}
+		if it.nup != -1 && it.nup < at {
+			it.nup = indexFrom(data, it.up, at)
+		}
+		c := it.nlo
+		if c < 0 || it.nup >= 0 && it.nup < c {
+			c = it.nup
+		}
+		if c < 0 {
+			return -1
+		}
+		start := c - it.rare
+		if start+len(f.pat) <= len(data) && equalFold(data[start:start+len(f.pat)], f.pat) {
+			return start
+		}
+		from = start + 1
+	}
+}
+
+// indexFrom is bytes.IndexByte from offset at, as an offset of data.
+func indexFrom(data []byte, c byte, at int) int {
+	if at >= len(data) {
+		return -1
+	}
+	if i := bytes.IndexByte(data[at:], c); i >= 0 {
+		return at + i
+	}
+	return -1
+}
+
+// equalFold reports whether b equals pat, ASCII letters of b lowered.
+func equalFold(b, pat []byte) bool {
+	for i, c := range b {
+		if lower(c) != pat[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // eachProgram runs the compiled patterns over each line's content in turn,

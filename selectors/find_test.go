@@ -338,3 +338,84 @@ func benchSource(n int) []byte {
 	}
 	return b.Bytes()[:n]
 }
+
+// BenchmarkFind16MiB is find over 16 MiB of source lines, the cases
+// `grep -F -c` and `grep -c -i` are measured against (cmd/loom-perf): a
+// literal on one line and on every line, and the same folded.
+func BenchmarkFind16MiB(b *testing.B) {
+	data := benchSource(16 << 20)
+	l, err := ScanText(data)
+	require.Nil(b, err)
+	for _, bc := range []struct {
+		name string
+		p    Patterns
+	}{
+		{"literal-one-line", Patterns{List: []string{"handle12345("}}},
+		{"literal-every-line", Patterns{List: []string{"Request) error"}}},
+		{"fold-one-line", Patterns{List: []string{"HANDLE12345("}, IgnoreCase: true}},
+		{"fold-every-line", Patterns{List: []string{"REQUEST) ERROR"}, IgnoreCase: true}},
+		{"fold-none", Patterns{List: []string{"NO SUCH"}, IgnoreCase: true}},
+		{"two-literals", Patterns{List: []string{"handle12345(", "handle54321("}}},
+	} {
+		m, cerr := NewMatcher(bc.p)
+		require.Nil(b, cerr)
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				Find(data, l, m, 20, 8192)
+			}
+		})
+	}
+}
+
+// TestFindFoldedLiteral holds the fast search of folded ASCII literals
+// (and of plain literals) to Go's regexp, line by line, over random texts
+// with CRLF endings, lone CRs, the runes that fold to k and s, and runes
+// whose lower case is ASCII but whose simple folding is not (İ, ı).
+func TestFindFoldedLiteral(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 10))
+	alphabet := []string{"a", "B", "k", "S", "s", "K", "x", "\r", "\r\n", "\n", " ", "\u212a", "\u017f", "İ", "ı", "é", "-", "ab", "Ab"}
+	patterns := []string{"a", "ab", "AB", "k", "S", "sk", "b\r", "x a", "-", "ka", "İ", "abab", "é"}
+	for round := range 400 {
+		var b strings.Builder
+		for range rng.IntN(60) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		text := b.String()
+		if round%2 == 0 {
+			// Half the texts hold no rune that folds to k or s, so that the
+			// fast search runs.
+			text = strings.NewReplacer("\u212a", "K", "\u017f", "s").Replace(text)
+		}
+		data := []byte(text)
+		l, err := ScanText(data)
+		require.Nil(t, err)
+		for _, p := range patterns {
+			for _, fold := range []bool{false, true} {
+				m, cerr := NewMatcher(Patterns{List: []string{p}, IgnoreCase: fold})
+				require.Nil(t, cerr)
+				prefix := ""
+				if fold {
+					prefix = "(?i)"
+				}
+				re := regexp.MustCompile(prefix + regexp.QuoteMeta(p))
+				var want, got []int
+				for n, span := range l.All() {
+					c := contentOf(data, span)
+					if re.Match(data[c.Start:c.End]) {
+						want = append(want, n)
+					}
+				}
+				require.Nil(t, m.each(data, l, func(n int) { got = append(got, n) }))
+				require.Equal(t, want, got, "%q fold=%v in %q", p, fold, text)
+			}
+		}
+	}
+	m, _ := NewMatcher(Patterns{List: []string{"sk"}, IgnoreCase: true})
+	require.NotNil(t, m.fold)
+	assert.True(t, m.fold.exact([]byte("SK sk")))
+	assert.False(t, m.fold.exact([]byte("s\u212a")), "the Kelvin sign folds to k: the program searches")
+	m, _ = NewMatcher(Patterns{List: []string{"é"}, IgnoreCase: true})
+	assert.Nil(t, m.fold, "a non-ASCII pattern folds through the program")
+}
