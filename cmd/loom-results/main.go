@@ -63,53 +63,77 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return serve(ctx, args, stdin, stdout, stderr)
 }
 
+// serverFlags are the server's command-line flags, as serve reads them.
+type serverFlags struct {
+	version   *bool
+	limits    *limits.Config
+	root      *string
+	context   *string
+	httpAddr  *string
+	httpToken *string
+	steps     *string
+	write     *bool
+}
+
+// newServerFlags returns the server's flag set, every flag registered with
+// its default, and where the parsed values land. It is the one list of the
+// server's flags: the usage prints it and docs/reference.md is tested
+// against it.
+func newServerFlags() (*flag.FlagSet, serverFlags) {
+	fs := flag.NewFlagSet("loom-results", flag.ContinueOnError)
+	fs.Usage = func() { serverUsage(fs) }
+	var f serverFlags
+	f.version = fs.Bool("version", false, "print the version and exit")
+	cfg := limits.Defaults()
+	f.limits = &cfg
+	cfg.Register(fs)
+	f.root = fs.String("root", "", "the only tree inspect may read (default: the working directory)")
+	f.context = fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
+	f.httpAddr = fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
+	f.httpToken = fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
+	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
+	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
+	return fs, f
+}
+
 // serve parses the server's flags and serves until the input ends or ctx
 // is done.
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("loom-results", flag.ContinueOnError)
-	fs.Usage = func() { serverUsage(fs) }
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	cfg := limits.Defaults()
-	cfg.Register(fs)
-	root := fs.String("root", "", "the only tree inspect may read (default: the working directory)")
-	context := fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
-	httpAddr := fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
-	httpToken := fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
-	steps := fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
-	write := fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
+	fs, f := newServerFlags()
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
+	cfg := *f.limits
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loom-results: unexpected argument %q (the commands are %s)\n", fs.Arg(0), commandNames())
 		return usageError{errors.New("unexpected argument")}
 	}
-	if *showVersion {
+	if *f.version {
 		_, err := fmt.Fprintln(stdout, "loom-results", version.String())
 		return err
 	}
-	policy := briefing.Context(*context)
+	policy := briefing.Context(*f.context)
 	if policy != briefing.Legacy && policy != briefing.Bounded {
-		fmt.Fprintf(stderr, "loom-results: --context %q is not legacy or bounded\n", *context)
+		fmt.Fprintf(stderr, "loom-results: --context %q is not legacy or bounded\n", *f.context)
 		return usageError{errors.New("bad --context")}
 	}
-	if s := limits.Steps(*steps); s != limits.ClientSteps && s != limits.ModelSteps {
-		fmt.Fprintf(stderr, "loom-results: --steps %q is not client or model\n", *steps)
+	if s := limits.Steps(*f.steps); s != limits.ClientSteps && s != limits.ModelSteps {
+		fmt.Fprintf(stderr, "loom-results: --steps %q is not client or model\n", *f.steps)
 		return usageError{errors.New("bad --steps")}
 	}
-	if given(fs, "http-token") && *httpToken == "" {
+	if given(fs, "http-token") && *f.httpToken == "" {
 		// An empty token would read as "no token": say so rather than
 		// answer as if the flag were missing.
 		fmt.Fprintln(stderr, "loom-results: --http-token is empty; give the token that clients send as Authorization: Bearer TOKEN")
 		return usageError{errors.New("empty --http-token")}
 	}
-	if *httpAddr != "" {
-		if err := server.CheckHTTPAddr(*httpAddr, *httpToken); err != nil {
+	if *f.httpAddr != "" {
+		if err := server.CheckHTTPAddr(*f.httpAddr, *f.httpToken); err != nil {
 			fmt.Fprintf(stderr, "loom-results: --http: %v\n", err)
 			return usageError{err}
 		}
 	}
-	r, err := workspace.Open(*root)
+	r, err := workspace.Open(*f.root)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom-results: --root: %v\n", err)
 		return usageError{err}
@@ -121,10 +145,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		// not guess.
 		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
 	}
-	s := server.New(server.Options{Limits: cfg, Context: policy, Steps: limits.Steps(*steps), Write: *write, Root: r})
+	s := server.New(server.Options{Limits: cfg, Context: policy, Steps: limits.Steps(*f.steps), Write: *f.write, Root: r})
 
-	if *httpAddr != "" {
-		return s.ServeHTTP(ctx, server.HTTPOptions{Addr: *httpAddr, Token: *httpToken, Log: stderr})
+	if *f.httpAddr != "" {
+		return s.ServeHTTP(ctx, server.HTTPOptions{Addr: *f.httpAddr, Token: *f.httpToken, Log: stderr})
 	}
 	// Serve on its own goroutine so that a signal ends the process even
 	// while a read of stdin blocks.
