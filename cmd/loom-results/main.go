@@ -87,7 +87,7 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	cfg := limits.Defaults()
 	f.limits = &cfg
 	cfg.Register(fs)
-	f.root = fs.String("root", "", "the only tree inspect may read (default: the working directory)")
+	f.root = fs.String("root", "", "the only tree inspect may read and, with --write, write_file may write (default: the working directory)")
 	f.context = fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
 	f.httpAddr = fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	f.httpToken = fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
