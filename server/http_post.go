@@ -71,9 +71,10 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A plain tools/call has no _meta (nor any other member a
-	// case-insensitive match would take for it): no need to look.
+	// case-insensitive match would take for it): no need to look. Any other
+	// message is read as mcp-go will read it: its canonical envelope.
 	if !msg.plain {
-		if v := metaVersion(body); v != "" && !supportedVersion(v) {
+		if v := metaVersion(msg.mcpBody()); v != "" && !supportedVersion(v) {
 			writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.errorID(), v))
 			return
 		}
@@ -85,7 +86,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"initialize starts a new session: send it without "+sessionHeader))
 	case request && msg.method == string(mcp.MethodInitialize):
-		t.initialize(w, r, body)
+		t.initialize(w, r, msg.mcpBody())
 	case sess == nil:
 		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"missing "+sessionHeader+": start a session with initialize and send its ID with every message"))
