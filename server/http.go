@@ -176,7 +176,15 @@ func (s *Server) newHTTPTransport(opts HTTPOptions) *httpTransport {
 // ServeHTTP checks what applies to every request, in this order: DNS
 // rebinding (403), the token (401), the path (404), the protocol version
 // header (400) and the method (405).
-func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+//
+// A panic that escapes the message's own recovery (Server.handle,
+// Server.encodeAnswer) is recovered here: logged with its stack and, when
+// nothing was written yet, answered 500 with JSON-RPC -32603. net/http
+// would recover it too, but only by dropping the connection, so the client
+// would get no answer at all.
+func (t *httpTransport) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &headerWatch{ResponseWriter: rw}
+	defer t.recoverRequest(w)
 	if msg := t.forbidden(r); msg != "" {
 		http.Error(w, msg, http.StatusForbidden)
 		return
@@ -207,6 +215,37 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.StatusMethodNotAllowed)
 	}
 }
+
+// recoverRequest recovers a panic of ServeHTTP (it must be deferred there).
+func (t *httpTransport) recoverRequest(w *headerWatch) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	resp := t.s.panicked(nil, v)
+	if !w.wrote {
+		writeJSON(w, http.StatusInternalServerError, resp)
+	}
+}
+
+// headerWatch is a ResponseWriter that records whether the header was
+// written. Unwrap keeps http.ResponseController working through it.
+type headerWatch struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *headerWatch) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *headerWatch) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *headerWatch) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // forbidden applies DNS-rebinding protection: on a loopback listener the
 // Host header must name a loopback host, and any Origin must be a loopback

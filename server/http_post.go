@@ -86,7 +86,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"initialize starts a new session: send it without "+sessionHeader))
 	case request && msg.method == string(mcp.MethodInitialize):
-		t.initialize(w, r, msg.mcpBody())
+		t.initialize(w, r, msg)
 	case sess == nil:
 		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"missing "+sessionHeader+": start a session with initialize and send its ID with every message"))
@@ -97,11 +97,11 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		case resp == nil || isNilMessage(resp):
 			w.WriteHeader(http.StatusAccepted)
 		case request:
-			writeJSON(w, http.StatusOK, resp)
+			t.writeAnswer(w, http.StatusOK, &msg, resp)
 		default:
 			// A notification or response mcp-go refused (a wrong
 			// "jsonrpc", say).
-			writeJSON(w, http.StatusBadRequest, resp)
+			t.writeAnswer(w, http.StatusBadRequest, &msg, resp)
 		}
 	}
 }
@@ -109,17 +109,17 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 // initialize starts a session: a fresh briefing, registered with mcp-go,
 // that enters the table, and whose ID the answer carries, only when
 // initialize succeeds.
-func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, msg inbound) {
 	sess, err := t.newSession(r.Context())
 	if err != nil {
 		http.Error(w, "starting a session: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	resp := t.s.mcp.HandleMessage(t.sessionContext(r.Context(), sess), body)
+	resp := t.s.handle(t.sessionContext(r.Context(), sess), msg)
 	sess.drainNotes()
 	if _, ok := resp.(mcp.JSONRPCResponse); !ok {
 		t.free(sess)
-		writeJSON(w, http.StatusOK, resp)
+		t.writeAnswer(w, http.StatusOK, &msg, resp)
 		return
 	}
 	if !t.add(sess) {
@@ -129,7 +129,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 	}
 	defer t.release(sess)
 	w.Header().Set(sessionHeader, sess.id)
-	writeJSON(w, http.StatusOK, resp)
+	t.writeAnswer(w, http.StatusOK, &msg, resp)
 }
 
 // sessionContext is the context a session's messages are handled in: its
@@ -183,6 +183,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		http.Error(w, "encoding the answer: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	writeBody(w, status, b)
+}
+
+// writeAnswer writes resp, the answer to msg, as writeJSON does, except
+// that an answer whose encoding fails or panics is written as JSON-RPC
+// -32603 (Server.encodeAnswer), and one that leaves nothing to write (a
+// notification's) as 202.
+func (t *httpTransport) writeAnswer(w http.ResponseWriter, status int, msg *inbound, resp any) {
+	b := t.s.encodeAnswer(nil, msg, resp)
+	if len(b) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeBody(w, status, b)
+}
+
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)

@@ -430,7 +430,11 @@ func valueEnd(b []byte, i int) int {
 // without a briefing, still go to mcp-go, which answers them. Either way
 // the answer carries the request's id as the client wrote it
 // (withRequestID).
-func (s *Server) handle(ctx context.Context, m inbound) mcp.JSONRPCMessage {
+//
+// A panic in the tool or in mcp-go is recovered (recoverCall): the answer
+// is JSON-RPC -32603, and the briefing goes on serving.
+func (s *Server) handle(ctx context.Context, m inbound) (resp mcp.JSONRPCMessage) {
+	defer s.recoverCall(&m, &resp)
 	return withRequestID(s.answer(ctx, m), m.id)
 }
 

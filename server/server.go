@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"io"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -28,6 +29,7 @@ type Options struct {
 	Limits  limits.Config
 	Context briefing.Context
 	Root    *workspace.Root
+	Log     io.Writer // where recovered panics are logged, with their stacks; nil: stderr
 }
 
 // Server is an MCP server whose briefings share one root and one

@@ -34,15 +34,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	for ctx.Err() == nil {
 		line, size, err := readLine(r, limit)
 		if len(bytes.TrimSpace(line)) > 0 || size > limit {
-			var resp any
-			if size > limit {
-				resp = oversize(size, limit)
-			} else if msg, bad := readMessage(line); bad != nil {
-				resp = *bad
-			} else if !msg.response {
-				resp = s.handle(ctx, msg)
-			}
-			if err := writeMessages(w, resp, sess.notes); err != nil {
+			msg, resp := s.stdioAnswer(ctx, line, size, limit)
+			if err := s.writeMessages(w, &msg, resp, sess.notes); err != nil {
 				return err
 			}
 		}
@@ -54,6 +47,24 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		}
 	}
 	return nil
+}
+
+// stdioAnswer reads one line's message and answers it; msg is the zero
+// inbound when the line is not a message readMessage took. A panic is
+// answered with -32603 (recoverCall).
+func (s *Server) stdioAnswer(ctx context.Context, line []byte, size, limit int64) (msg inbound, resp mcp.JSONRPCMessage) {
+	defer s.recoverCall(&msg, &resp)
+	if size > limit {
+		return inbound{}, oversize(size, limit)
+	}
+	m, bad := readMessage(line)
+	if bad != nil {
+		return inbound{}, *bad
+	}
+	if m.response {
+		return m, nil
+	}
+	return m, s.handle(ctx, m)
 }
 
 // readLine reads one line and returns it without its final "\n" or "\r\n",
@@ -97,17 +108,19 @@ func oversize(size, limit int64) mcp.JSONRPCError {
 	}
 }
 
-// writeMessages writes resp (when there is one) and any notifications queued
-// meanwhile, one line each, and flushes. Each message is encoded into the
-// writer's free space when it fits (appendMessage: json.Marshal's bytes).
-func writeMessages(w *bufio.Writer, resp any, notes <-chan mcp.JSONRPCNotification) error {
+// writeMessages writes resp, the answer to msg, when there
+// is one, and any notifications queued meanwhile, one line each, and
+// flushes. Each message is encoded into the writer's free space when it
+// fits (appendMessage: json.Marshal's bytes); an answer whose encoding
+// fails or panics is written as -32603 (encodeAnswer). Only a failure to
+// write is an error.
+func (s *Server) writeMessages(w *bufio.Writer, msg *inbound, resp any, notes <-chan mcp.JSONRPCNotification) error {
 	write := func(v any) error {
-		b, err := appendMessage(w.AvailableBuffer(), v)
-		if err != nil {
-			return fmt.Errorf("encode response: %w", err)
+		b := s.encodeAnswer(w.AvailableBuffer(), msg, v)
+		if len(b) == 0 {
+			return nil
 		}
-		b = append(b, '\n')
-		_, err = w.Write(b)
+		_, err := w.Write(append(b, '\n'))
 		return err
 	}
 	if resp != nil && !isNilMessage(resp) {

@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return usageError{err}
 	}
 	defer r.Close()
-	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r})
+	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r, Log: stderr})
 
 	if *httpAddr != "" {
 		return s.ServeHTTP(ctx, server.HTTPOptions{Addr: *httpAddr, Token: *httpToken, Log: stderr})
