@@ -33,7 +33,7 @@ import (
 // appendMessage and Server.handle (mcp-go's HandleMessage, json.Marshal),
 // the other as they do now. Their answers must be the same bytes.
 type twin struct {
-	t        *testing.T
+	t        testing.TB
 	limit    int64
 	ref, cur *Server
 	refCtx   context.Context
@@ -43,7 +43,7 @@ type twin struct {
 	answers  int // answers compared
 }
 
-func newTwin(t *testing.T, cfg limits.Config, policy briefing.Context, dir string) *twin {
+func newTwin(t testing.TB, cfg limits.Config, policy briefing.Context, dir string) *twin {
 	t.Helper()
 	root, err := workspace.Open(dir)
 	require.NoError(t, err)
@@ -165,7 +165,7 @@ type script struct {
 	links  map[string]string
 }
 
-func parseTxtar(t *testing.T, data []byte) script {
+func parseTxtar(t testing.TB, data []byte) script {
 	t.Helper()
 	sc := script{files: map[string][]byte{}, links: map[string]string{}}
 	var name string
