@@ -55,6 +55,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	context := fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	httpToken := fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
+	httpOpts := server.HTTPOptions{Log: stderr}
+	fs.DurationVar(&httpOpts.ReadTimeout, "http-read-timeout", server.DefaultReadTimeout, "time an HTTP request has to send its headers, and then its body")
+	fs.DurationVar(&httpOpts.WriteTimeout, "http-write-timeout", server.DefaultWriteTimeout, "time a client has to take each HTTP answer")
+	fs.IntVar(&httpOpts.MaxSessions, "max-sessions", server.DefaultMaxSessions, "live HTTP sessions at most; initialize past it gets 503")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -72,6 +76,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "loom-results: --http: %v\n", err)
 			return usageError{err}
 		}
+		if err := httpOpts.Check(); err != nil {
+			fmt.Fprintf(stderr, "loom-results: %v\n", err)
+			return usageError{err}
+		}
 	}
 	r, err := workspace.Open(*root)
 	if err != nil {
@@ -82,7 +90,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r, Log: stderr})
 
 	if *httpAddr != "" {
-		return s.ServeHTTP(ctx, server.HTTPOptions{Addr: *httpAddr, Token: *httpToken, Log: stderr})
+		httpOpts.Addr, httpOpts.Token = *httpAddr, *httpToken
+		return s.ServeHTTP(ctx, httpOpts)
 	}
 	// Serve on its own goroutine so that a signal ends the process even
 	// while a read of stdin blocks.
