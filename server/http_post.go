@@ -292,23 +292,48 @@ func writeBody(w http.ResponseWriter, status int, b []byte) {
 
 // acceptsJSON reports whether the Accept header (absent counts as */*)
 // allows application/json. Clients send "application/json,
-// text/event-stream"; this server always answers JSON.
+// text/event-stream"; this server always answers JSON. As RFC 9110
+// section 12.5.1 says, the most specific range that matches decides
+// (application/json, then application/*, then */*), and a quality of 0
+// means "not acceptable": application/json;q=0 refuses JSON even beside
+// */*. Of equally specific ranges the highest quality counts; a quality
+// that does not parse counts as 1.
 func acceptsJSON(h http.Header) bool {
 	values := h.Values("Accept")
 	if len(values) == 0 {
 		return true
 	}
+	best, q := 0, 0.0 // the specificity of the best match (0: none) and its quality
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 			if err != nil {
 				continue
 			}
+			var spec int
 			switch mt {
-			case "application/json", "application/*", "*/*":
-				return true
+			case "application/json":
+				spec = 3
+			case "application/*":
+				spec = 2
+			case "*/*":
+				spec = 1
+			default:
+				continue
+			}
+			quality := 1.0
+			if s, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 && f <= 1 {
+					quality = f
+				}
+			}
+			switch {
+			case spec > best:
+				best, q = spec, quality
+			case spec == best:
+				q = max(q, quality)
 			}
 		}
 	}
-	return false
+	return best > 0 && q > 0
 }
