@@ -126,7 +126,9 @@ func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
 			id = got[i].Result.ID
 		}
 		ans.Expansions[i] = x
-		text.WriteString(n.at + ": " + strconv.FormatInt(n.size, 10) + " bytes sha256=" + x.SHA256[:12] + " result=" + id + "\n")
+		// A pointer holding a control character is quoted: no member name
+		// ends the line.
+		text.WriteString(results.TextName(n.at) + ": " + strconv.FormatInt(n.size, 10) + " bytes sha256=" + x.SHA256[:12] + " result=" + id + "\n")
 	}
 	ans.Text = text.String()
 	ans.Budget = b.budget.Snapshot()

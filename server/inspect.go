@@ -59,7 +59,7 @@ func inspectTool(cfg limits.Config) mcpserver.ServerTool {
 			for i, e := range entries {
 				if e.Err != nil {
 					out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
-					fmt.Fprintf(&text, "%s: %s\n", e.Path, e.Err.Error())
+					fmt.Fprintf(&text, "%s: %s\n", results.TextName(e.Path), e.Err.Error())
 					continue
 				}
 				out.Results[i] = inspectEntry{Descriptor: e.Descriptor}
