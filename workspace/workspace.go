@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -279,24 +280,51 @@ func (r *Root) resolve(path string) (string, *errcode.Error) {
 	case path == "":
 		return "", errcode.New(errcode.InvalidArgument, "path is empty")
 	case !utf8.ValidString(path):
-		return "", errcode.New(errcode.InvalidArgument, "path %q is not valid utf-8", path)
+		return "", errcode.New(errcode.InvalidArgument, "path %s is not valid utf-8", quoteName(path))
 	case strings.IndexByte(path, 0) >= 0:
 		// No file name can hold a NUL byte: the system call would cut the
 		// name there (Go refuses it with EINVAL instead), so it is the
 		// argument that is wrong, not the file that is missing.
-		return "", errcode.New(errcode.InvalidArgument, "path %q contains a nul byte", path)
+		return "", errcode.New(errcode.InvalidArgument, "path %s contains a nul byte", quoteName(path))
 	}
 	clean := filepath.Clean(path)
 	if filepath.IsAbs(clean) {
 		rel, err := filepath.Rel(r.dir, clean)
 		if err != nil || !filepath.IsLocal(rel) {
-			return "", errcode.New(errcode.PathOutsideRoot, "path %q is outside the root %q", path, r.dir)
+			return "", errcode.New(errcode.PathOutsideRoot, "path %s is outside the root %q", quoteName(path), r.dir)
 		}
 		clean = rel
 	} else if !filepath.IsLocal(clean) {
-		return "", errcode.New(errcode.PathOutsideRoot, "path %q leaves the root %q", path, r.dir)
+		return "", errcode.New(errcode.PathOutsideRoot, "path %s leaves the root %q", quoteName(path), r.dir)
+	}
+	if len(clean) >= maxPath {
+		// The system refuses such a name (ENAMETOOLONG), but os.Root
+		// would first split it into its components and walk them: an
+		// 8 MiB path of a/a/... took hundreds of megabytes before it
+		// failed. Refused here, before any system call.
+		return "", errcode.New(errcode.Unreadable, "cannot read %s: file name too long (the system takes paths of at most %d bytes)",
+			quoteName(clean), maxPath-1)
 	}
 	return filepath.ToSlash(clean), nil
+}
+
+// maxPath is the system's PATH_MAX: a path passed to it has fewer bytes
+// (the count includes the final NUL). Linux's; macOS's is smaller, and
+// refuses longer paths itself.
+const maxPath = 4096
+
+// quoteName quotes a path for a message, cut to its first 200 bytes (on a
+// character boundary) with its size when it has more than 256: a message
+// names the path, it need not repeat a megabyte of it.
+func quoteName(p string) string {
+	if len(p) <= 256 {
+		return strconv.Quote(p)
+	}
+	n := 200
+	for n > 0 && !utf8.RuneStart(p[n]) {
+		n--
+	}
+	return strconv.Quote(p[:n]) + fmt.Sprintf("... (%d bytes)", len(p))
 }
 
 // classify turns an error from os.Root or from reading into a SPEC code.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -644,4 +645,50 @@ func TestReadDiskFileNotPolled(t *testing.T) {
 	require.Nil(t, oerr)
 	defer f.Close()
 	assert.False(t, f.polled)
+}
+
+// TestReadPathTooLong: a path that, cleaned, is longer than the system
+// takes is unreadable before any system call, with a message that names
+// it cut; one that cleans to a shorter path is read.
+func TestReadPathTooLong(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644))
+	root, err := Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
+
+	deep := strings.Repeat("d/", 2047) + "b" // 4095 bytes: as long as the system takes
+	tests := []struct {
+		name, path string
+		code       errcode.Code
+		msg        string
+	}{
+		{"4095 bytes", deep, errcode.NotFound, ""},
+		{"4096 bytes", deep + "b", errcode.Unreadable,
+			`cannot read "` + strings.Repeat("d/", 100) + `"... (4096 bytes): file name too long (the system takes paths of at most 4095 bytes)`},
+		{"8 MiB of a/", strings.Repeat("a/", 4<<20) + "b", errcode.Unreadable, ""},
+		{"cleans to a.txt", strings.Repeat("./", 4<<10) + "a.txt", "", ""},
+		{"8 MiB of ../", strings.Repeat("../", 1<<20) + "x", errcode.PathOutsideRoot,
+			`path "` + strings.Repeat("../", 66) + `.."... (3145729 bytes) leaves the root ` + strconv.Quote(root.Dir())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := readWithin(t, root, tt.path, 1<<20)
+			if tt.code == "" {
+				require.Nil(t, got.err)
+				assert.Equal(t, "x", string(got.data))
+				return
+			}
+			require.NotNil(t, got.err)
+			assert.Equal(t, tt.code, got.err.Code, got.err.Msg)
+			if tt.msg != "" {
+				assert.Equal(t, tt.msg, got.err.Msg)
+			}
+			if tt.code != errcode.NotFound {
+				assert.Less(t, len(got.err.Msg), 400, "the message names the path cut")
+			}
+		})
+	}
 }
