@@ -307,13 +307,24 @@ func (m *inbound) plainCall(name span) {
 // encoding/json would match it without folding case.
 func members(body []byte, i int) func(yield func(string, span) bool) {
 	return func(yield func(string, span) bool) {
+		for name, v := range memberSpans(body, i) {
+			if !yield(memberName(body[name.start:name.end]), v) {
+				return
+			}
+		}
+	}
+}
+
+// memberSpans yields the span of each member's name (its lexeme, quotes
+// included) and of its value, for the object that starts at body[i].
+func memberSpans(body []byte, i int) func(yield func(name, value span) bool) {
+	return func(yield func(name, value span) bool) {
 		i := skipSpace(body, i+1)
 		for body[i] != '}' {
 			nameEnd := stringEnd(body, i)
-			name := memberName(body[i:nameEnd])
 			vs := skipSpace(body, skipSpace(body, nameEnd)+1) // past ':'
 			ve := valueEnd(body, vs)
-			if !yield(name, span{vs, ve}) {
+			if !yield(span{i, nameEnd}, span{vs, ve}) {
 				return
 			}
 			i = skipSpace(body, ve)
@@ -322,6 +333,27 @@ func members(body []byte, i int) func(yield func(string, span) bool) {
 			}
 		}
 	}
+}
+
+// deeperThan reports whether the value b nests more than limit arrays and
+// objects.
+func deeperThan(b []byte, limit int) bool {
+	depth := 0
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i)
+			continue
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+		i++
+	}
+	return false
 }
 
 // memberName decodes a member name's lexeme, quotes included.

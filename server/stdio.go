@@ -70,21 +70,36 @@ func (s *Server) stdioAnswer(ctx context.Context, line []byte, size, limit int64
 // readLine reads one line and returns it without its final "\n" or "\r\n",
 // and its size so counted. A line over limit is read to its end but not
 // kept: its size alone tells the caller to refuse it.
+//
+// A long line comes in chunks of the reader's buffer; they are copied as
+// they come and joined once at the end, into a slice of the line's size:
+// growing one slice by append would allocate some five times the line
+// (large slices grow by a quarter) before the message is even read.
 func readLine(r *bufio.Reader, limit int64) (line []byte, size int64, err error) {
 	var last2 [2]byte // the line's last two bytes, kept or not
+	var parts [][]byte
 	for {
 		var chunk []byte
 		chunk, err = r.ReadSlice('\n')
 		size += int64(len(chunk))
-		if size <= limit+2 {
-			line = append(line, chunk...)
-		}
+		keep := size <= limit+2
 		for _, c := range chunk[max(0, len(chunk)-2):] {
 			last2 = [2]byte{last2[1], c}
 		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			break
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if keep {
+				parts = append(parts, bytes.Clone(chunk))
+			}
+			continue
 		}
+		if keep {
+			line = make([]byte, 0, size)
+			for _, p := range parts {
+				line = append(line, p...)
+			}
+			line = append(line, chunk...)
+		}
+		break
 	}
 	if size > 0 && last2[1] == '\n' {
 		size--
