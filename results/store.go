@@ -15,6 +15,9 @@ type Quota struct {
 	mu    sync.Mutex
 	limit int64
 	used  int64
+	// follow, when set, is told the bytes used after every change, under
+	// mu (so in the order of the changes): FollowMemory.
+	follow func(used int64)
 }
 
 // NewQuota returns a quota of limit bytes.
@@ -27,6 +30,9 @@ func (q *Quota) reserve(n int64) bool {
 		return false
 	}
 	q.used += n
+	if q.follow != nil {
+		q.follow(q.used)
+	}
 	return true
 }
 
@@ -39,6 +45,9 @@ func (q *Quota) available(n int64) bool {
 func (q *Quota) release(n int64) {
 	q.mu.Lock()
 	q.used -= n
+	if q.follow != nil {
+		q.follow(q.used)
+	}
 	q.mu.Unlock()
 }
 

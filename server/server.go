@@ -30,7 +30,14 @@ type Options struct {
 	Context briefing.Context
 	Root    *workspace.Root
 	Log     io.Writer // where recovered panics are logged, with their stacks; nil: stderr
+	// MemorySlack, when positive, makes the runtime's soft memory limit
+	// follow the stored bytes of all briefings, with this much slack for
+	// garbage (results.FollowMemory); 0 leaves Go's default collector.
+	MemorySlack int64
 }
+
+// DefaultMemorySlack is the command's --memory-slack.
+const DefaultMemorySlack = 24 << 20
 
 // Server is an MCP server whose briefings share one root and one
 // process-wide byte quota.
@@ -43,6 +50,7 @@ type Server struct {
 // New returns a server with every tool of SPEC section 5.
 func New(opts Options) *Server {
 	s := &Server{opts: opts, quota: results.NewQuota(opts.Limits.MaxTotalBytes)}
+	results.FollowMemory(s.quota, opts.MemorySlack)
 	s.mcp = mcpserver.NewMCPServer(Name, Version,
 		mcpserver.WithToolCapabilities(false),
 		// logging/setLevel is accepted; the server sends no log messages (logs go to stderr).

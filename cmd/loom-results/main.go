@@ -55,6 +55,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	context := fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	httpToken := fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
+	memorySlack := fs.Int64("memory-slack", server.DefaultMemorySlack, "bytes of garbage the heap may hold beside the stored results before it is collected (0: Go's default collector)")
 	httpOpts := server.HTTPOptions{Log: stderr}
 	fs.DurationVar(&httpOpts.ReadTimeout, "http-read-timeout", server.DefaultReadTimeout, "time an HTTP request has to send its headers, and then its body")
 	fs.DurationVar(&httpOpts.WriteTimeout, "http-write-timeout", server.DefaultWriteTimeout, "time a client has to take each HTTP answer")
@@ -87,7 +88,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return usageError{err}
 	}
 	defer r.Close()
-	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r, Log: stderr})
+	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r, Log: stderr, MemorySlack: *memorySlack})
 
 	if *httpAddr != "" {
 		httpOpts.Addr, httpOpts.Token = *httpAddr, *httpToken
