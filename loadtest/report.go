@@ -31,6 +31,9 @@ type Report struct {
 // OK reports a clean run: no error and no cross-session read.
 func (r *Report) OK() bool { return r.stats.errors == 0 && r.stats.crossReads == 0 }
 
+// StoredBytes is the bytes of the results that the sessions retained.
+func (r *Report) StoredBytes() int64 { return r.stats.storedBytes }
+
 // Lookups is the number of lookups answered.
 func (r *Report) Lookups() int { return r.stats.lookups }
 

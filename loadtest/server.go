@@ -32,8 +32,11 @@ var urlLine = regexp.MustCompile(`serving MCP \(Streamable HTTP\) at (http://\S+
 
 // startServer runs bin with --http on an ephemeral loopback port and
 // waits for the URL it logs.
-func startServer(ctx context.Context, bin string, args []string) (*serverProc, error) {
+func startServer(ctx context.Context, bin string, args, env []string) (*serverProc, error) {
 	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
