@@ -195,6 +195,26 @@ func (s *Store) Reusable(sum [sha256.Size]byte, complete bool, src Source) *Resu
 	return s.byKey[keyOf(sum, complete, src)]
 }
 
+// Kept returns the newest retained result with this source, complete, of
+// size bytes, or nil: a file inspected again that is likely unchanged, so
+// that its digest can be checked before it is read whole.
+func (s *Store) Kept(src Source, size int64) *Result {
+	var key []byte
+	for i := len(s.results) - 1; i >= 0; i-- {
+		r := s.results[i]
+		if !r.Complete || int64(len(r.Text.Data)) != size {
+			continue
+		}
+		if key == nil {
+			key = src.appendKey(nil)
+		}
+		if string(r.Source.appendKey(nil)) == string(key) {
+			return r
+		}
+	}
+	return nil
+}
+
 // Get returns the result with the given ID, or unknown_result.
 func (s *Store) Get(id string) (*Result, *errcode.Error) {
 	// IDs are "r" and the 1-based position, so no map is needed.
