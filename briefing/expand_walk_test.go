@@ -1,6 +1,7 @@
 package briefing
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -28,4 +29,23 @@ func TestExpandWalkAllocations(t *testing.T) {
 	})
 	require.False(t, failed)
 	assert.Less(t, allocs, 200.0, "allocations per expand_edit of 10,000 values 100 deep")
+}
+
+// TestExpandNoNodeNoCopy: arguments without a node are given back as they
+// came, not copied (it runs alone: it reads the process's allocations).
+func TestExpandNoNodeNoCopy(t *testing.T) {
+	b := New(Options{Limits: limits.Defaults(), Context: Legacy})
+	t.Cleanup(b.Close)
+	args := []byte(`{"path":"a.go","content":"` + strings.Repeat("x", 4<<20) + `"}`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var got []byte
+	b.Do(func() {
+		x, err := b.ExpandEdit(args)
+		require.Nil(t, err)
+		got = x.Arguments
+	})
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, string(args), string(got))
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated to expand 4 MiB of arguments without a node")
 }
