@@ -55,14 +55,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	context := fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	httpToken := fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
-	memorySlack := fs.Int64("memory-slack", server.DefaultMemorySlack, "bytes of garbage the heap may hold beside the stored results before it is collected (0: Go's default collector)")
+	memorySlack, maxSessions := int64(server.DefaultMemorySlack), int64(server.DefaultMaxSessions)
+	fs.Var(limits.Count(&memorySlack, 0), "memory-slack", "bytes of garbage the heap may hold beside the stored results before it is collected (0: Go's default collector)")
 	httpOpts := server.HTTPOptions{Log: stderr}
 	fs.DurationVar(&httpOpts.ReadTimeout, "http-read-timeout", server.DefaultReadTimeout, "time an HTTP request has to send its headers, and then its body")
 	fs.DurationVar(&httpOpts.WriteTimeout, "http-write-timeout", server.DefaultWriteTimeout, "time a client has to take each HTTP answer")
-	fs.IntVar(&httpOpts.MaxSessions, "max-sessions", server.DefaultMaxSessions, "live HTTP sessions at most; initialize past it gets 503")
+	fs.Var(limits.Count(&maxSessions, 1), "max-sessions", "live HTTP sessions at most; initialize past it gets 503")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
+	httpOpts.MaxSessions = int(min(maxSessions, 1<<31-1))
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loom-results: unexpected argument %q\n", fs.Arg(0))
 		return usageError{errors.New("unexpected argument")}
@@ -88,7 +90,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return usageError{err}
 	}
 	defer r.Close()
-	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r, Log: stderr, MemorySlack: *memorySlack})
+	s := server.New(server.Options{Limits: cfg, Context: policy, Root: r, Log: stderr, MemorySlack: memorySlack})
 
 	if *httpAddr != "" {
 		httpOpts.Addr, httpOpts.Token = *httpAddr, *httpToken

@@ -32,6 +32,10 @@ func TestRunUsage(t *testing.T) {
 		{"stray argument", []string{"extra"}, `unexpected argument "extra"`},
 		{"missing root", []string{"--root", "/does/not/exist"}, "--root"},
 		{"non-loopback HTTP without a token", []string{"--http", "0.0.0.0:0"}, "--http"},
+		{"negative memory slack", []string{"--memory-slack", "-1"}, "memory-slack"},
+		{"no sessions", []string{"--http", "127.0.0.1:0", "--max-sessions", "0"}, "max-sessions"},
+		{"zero read timeout", []string{"--http", "127.0.0.1:0", "--http-read-timeout", "0s"}, "--http-read-timeout 0s: must be positive"},
+		{"zero write timeout", []string{"--http", "127.0.0.1:0", "--http-write-timeout", "0s"}, "--http-write-timeout 0s: must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
