@@ -104,6 +104,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := drive(ctx, cfg, proc.url, c)
 	rep.Binary, rep.PID = bin, proc.cmd.Process.Pid
 	rep.PeakRSS, rep.RSSErr = proc.peakRSS()
+	rep.ServerCPU, _ = ProcessCPU(proc.cmd.Process.Pid)
 	rep.ServerExit = proc.stop()
 	stopped = true
 	if rep.ServerExit != nil {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/loom-results/loom-results/loadtest"
 )
 
 // call is a tools/call line.
@@ -162,7 +164,8 @@ func sessionsInput(n, size int) func(context.Context, env) (Sample, error) {
 			return Sample{}, err
 		}
 		peak, err := peakRSS(cmd.Process.Pid)
-		return Sample{Peak: peak, Stored: stored, Elapsed: elapsed}, err
+		cpu, _ := loadtest.ProcessCPU(cmd.Process.Pid)
+		return Sample{Peak: peak, Stored: stored, Elapsed: elapsed, CPU: cpu}, err
 	}
 }
 

@@ -43,6 +43,7 @@ type Sample struct {
 	Peak    int64         // the server's VmHWM, bytes
 	Stored  int64         // the bytes of the results the server retained
 	Elapsed time.Duration // the input's work, from the first request to the last answer
+	CPU     time.Duration // the server's user and system time, start-up included
 }
 
 // Target is the peak allowed for stored bytes: 1.25 x stored + 32 MiB.
@@ -121,7 +122,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Row, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s, run %d: %w", in.name, i+1, err)
 			}
-			fmt.Fprintf(out, "  %s, run %d: peak %s, stored %s, %s\n", in.name, i+1, mib(s.Peak), mib(s.Stored), s.Elapsed.Round(time.Millisecond))
+			fmt.Fprintf(out, "  %s, run %d: peak %s, stored %s, %s, server CPU %s\n", in.name, i+1, mib(s.Peak), mib(s.Stored),
+				s.Elapsed.Round(time.Millisecond), s.CPU.Round(10*time.Millisecond))
 			row.Samples = append(row.Samples, s)
 		}
 		rows = append(rows, row)
@@ -139,11 +141,12 @@ func Print(out io.Writer, cfg Config, rows []Row) {
 	}
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  input\tstored\tpeak RSS median (min-max)\ttarget 1.25x+32 MiB\tpeak/target\tstatus\ttime median")
+	fmt.Fprintln(tw, "  input\tstored\tpeak RSS median (min-max)\ttarget 1.25x+32 MiB\tpeak/target\tstatus\ttime median\tserver CPU median")
 	for _, r := range rows {
-		peaks, stored, times := make([]float64, len(r.Samples)), make([]float64, len(r.Samples)), make([]float64, len(r.Samples))
+		n := len(r.Samples)
+		peaks, stored, times, cpu := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 		for i, s := range r.Samples {
-			peaks[i], stored[i], times[i] = float64(s.Peak), float64(s.Stored), float64(s.Elapsed)
+			peaks[i], stored[i], times[i], cpu[i] = float64(s.Peak), float64(s.Stored), float64(s.Elapsed), float64(s.CPU)
 		}
 		p, st := median(peaks), int64(median(stored))
 		target := float64(Target(st))
@@ -151,9 +154,9 @@ func Print(out io.Writer, cfg Config, rows []Row) {
 		if p > target {
 			status = "MISSED"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s (%s-%s)\t%s\t%.2f\t%s\t%s\n", r.Name, mib(st), mib(int64(p)),
+		fmt.Fprintf(tw, "  %s\t%s\t%s (%s-%s)\t%s\t%.2f\t%s\t%s\t%s\n", r.Name, mib(st), mib(int64(p)),
 			mib(int64(slices.Min(peaks))), mib(int64(slices.Max(peaks))), mib(int64(target)), p/target, status,
-			time.Duration(median(times)).Round(time.Millisecond))
+			time.Duration(median(times)).Round(time.Millisecond), time.Duration(median(cpu)).Round(10*time.Millisecond))
 	}
 	tw.Flush()
 }
@@ -186,5 +189,5 @@ func loadInput(ctx context.Context, e env) (Sample, error) {
 	if rep.RSSErr != nil {
 		return Sample{}, rep.RSSErr
 	}
-	return Sample{Peak: rep.PeakRSS, Stored: rep.StoredBytes(), Elapsed: time.Since(start)}, nil
+	return Sample{Peak: rep.PeakRSS, Stored: rep.StoredBytes(), Elapsed: time.Since(start), CPU: rep.ServerCPU}, nil
 }

@@ -40,7 +40,7 @@ func TestPrint(t *testing.T) {
 		{Peak: 50 << 20, Stored: 8 << 20, Elapsed: 3 * time.Second},
 		{Peak: 45 << 20, Stored: 8 << 20, Elapsed: 2 * time.Second},
 	}}})
-	assert.Regexp(t, `\n  in +8\.0 MiB +45\.0 MiB \(40\.0 MiB-50\.0 MiB\) +42\.0 MiB +1\.07 +MISSED +2s\n`, out.String())
+	assert.Regexp(t, `\n  in +8\.0 MiB +45\.0 MiB \(40\.0 MiB-50\.0 MiB\) +42\.0 MiB +1\.07 +MISSED +2s +0s\n`, out.String())
 }
 
 // TestInputsSmall runs every input of the program, at a small size,

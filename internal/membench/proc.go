@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loom-results/loom-results/loadtest"
 )
 
 // start runs the server with --root root, the extra flags and environment
@@ -145,6 +147,7 @@ func (e env) measure(root string, work func(s *stdioServer) error) (Sample, erro
 	werr := work(s)
 	elapsed := time.Since(start)
 	peak, perr := peakRSS(s.cmd.Process.Pid)
+	cpu, _ := loadtest.ProcessCPU(s.cmd.Process.Pid)
 	var stored int64
 	if werr == nil && perr == nil {
 		stored, werr = s.stored()
@@ -155,7 +158,7 @@ func (e env) measure(root string, work func(s *stdioServer) error) (Sample, erro
 	if werr != nil {
 		return Sample{}, werr
 	}
-	return Sample{Peak: peak, Stored: stored, Elapsed: elapsed}, perr
+	return Sample{Peak: peak, Stored: stored, Elapsed: elapsed, CPU: cpu}, perr
 }
 
 // urlLine is the log line ServeHTTP writes once it listens.
