@@ -32,14 +32,14 @@ import (
 // memory exceeds the slack), the runtime lets the heap grow past it rather
 // than fail, and caps the collector's share of the CPU at a half while it
 // is over. That is the price of this choice: such a call (an edit of
-// megabytes of dense JSON) collects often while it runs, up to twice as
-// slow. Measured with cmd/loom-mem (medians of 3 runs; the README has the
-// table), this policy gave the lowest peaks: the load program 139 MiB for
-// 109 MiB stored (Go's default: 253 MiB; GOGC=25: 163 MiB; a GOGC retuned
-// after every collection to give the heap the same fixed slack beyond its
-// live bytes: 157 MiB), 64 HTTP sessions holding 128 MiB 202 MiB (325,
-// 242, 206). The retuned GOGC made the 16 MiB edit faster (2.3 s against
-// 3.5 s) but its peak higher (184 MiB against 157).
+// megabytes of dense JSON) collects often while it runs, and every call
+// pays a little: the load program's server spent 6% more CPU (9.7 s
+// against 9.1 s, medians of 3). Measured with cmd/loom-mem (medians of 3
+// runs), this policy gave the lowest peaks: the load program 139 MiB for
+// 109 MiB stored, where Go's default reached 253 MiB, GOGC=25 163 MiB, and
+// a GOGC retuned after every collection to give the heap the same fixed
+// slack beyond its live bytes 157 MiB. The retuned GOGC made a 16 MiB edit
+// faster (2.3 s against 3.5 s) but its peak higher (184 MiB against 157).
 //
 // The default slack, 24 MiB, is the target's 32 MiB less the 8 MiB or so
 // of a process's resident memory that the runtime does not count (its
