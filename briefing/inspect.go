@@ -1,6 +1,9 @@
 package briefing
 
 import (
+	"bytes"
+	"crypto/sha256"
+
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
@@ -43,6 +46,11 @@ func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
 	}
 	defer f.Close()
 	src := results.Source{Kind: results.KindFile, Path: &rel}
+	if r := b.store.Kept(src, f.Size()); r != nil {
+		if d, ok := b.inspectKept(f, src, r); ok {
+			return d, nil
+		}
+	}
 	if !b.store.Fits(f.Size()) {
 		if d, done, err := b.inspectUnkept(f, src); done {
 			return d, err
@@ -61,6 +69,27 @@ func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
 		return nil, err
 	}
 	return b.retain(t, true, src)
+}
+
+// inspectKept answers for a file read again whose size is that of the
+// result r kept for the same path: its digest is computed through one
+// window, and when it is r's, r is reused without the file ever being
+// held whole (an agent reads files again after changes; a read of a
+// 16 MiB file cost 16 MiB each time, only to be dropped). ok is false
+// when the file differs, or cannot be read so: it is then read whole, as
+// any other file.
+func (b *Briefing) inspectKept(f *workspace.File, src results.Source, r *results.Result) (*results.Descriptor, bool) {
+	h := sha256.New()
+	size, err := f.Stream(make([]byte, unkeptWindow), func(chunk []byte) bool {
+		h.Write(chunk)
+		return true
+	})
+	if err != nil || size != int64(len(r.Text.Data)) || !bytes.Equal(h.Sum(nil), r.Text.Sum[:]) {
+		return nil, false
+	}
+	got := results.Retained{Result: r, Reused: true}
+	d := results.Describe(r.Text, true, src, got, b.view(), b.opts.Limits.PreviewBytes)
+	return &d, true
 }
 
 // unkeptWindow is the read window of a file that the store cannot keep.

@@ -284,7 +284,7 @@ func (w *Written) render(previewBytes int64) string {
 	if w.Base != nil {
 		base = *w.Base
 	}
-	sb.WriteString("wrote " + quoteControl(w.Path) + ": " + strconv.FormatInt(w.Bytes, 10) + " bytes, " +
+	sb.WriteString("wrote " + results.TextName(w.Path) + ": " + strconv.FormatInt(w.Bytes, 10) + " bytes, " +
 		strconv.FormatInt(w.lines, 10) + " lines, sha256=" + w.SHA256[:12] + " result=" + id + " base=" + base + "\n")
 	sb.WriteString(cutDiff(w.Diff, previewBytes))
 	return sb.String()
@@ -312,15 +312,6 @@ func cutDiff(diff string, limit int64) string {
 
 func moreDiffLines(n int) string {
 	return selectors.Ellipsis + " " + strconv.Itoa(n) + " more diff lines\n"
-}
-
-// quoteControl quotes s as a Go string when it holds a control character,
-// so that a path cannot forge a line of a text content.
-func quoteControl(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return strconv.Quote(s)
-	}
-	return s
 }
 
 // AppendJSON appends w's structured content, {"path", "bytes", "sha256",

@@ -85,6 +85,10 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "end an HTTP session silent this long (0 = never)")
 }
 
+// Count returns a flag.Value that sets *p to a decimal integer of at least
+// min, as the limit flags take theirs: no sign, no hex or octal.
+func Count(p *int64, min int64) flag.Value { return count{p, min} }
+
 // count is a flag.Value for a decimal integer of at least min; unlike
 // flag.Int64 it refuses signs, hex and octal.
 type count struct {

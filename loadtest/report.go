@@ -22,7 +22,8 @@ type Report struct {
 
 	PeakRSS    int64 // the server's VmHWM, bytes
 	RSSErr     error
-	ServerExit error // how the server exited after SIGTERM (nil: status 0)
+	ServerCPU  time.Duration // the server's user and system time, up to the end of the lookups
+	ServerExit error         // how the server exited after SIGTERM (nil: status 0)
 
 	corpus *corpus
 	stats  *stats
@@ -30,6 +31,9 @@ type Report struct {
 
 // OK reports a clean run: no error and no cross-session read.
 func (r *Report) OK() bool { return r.stats.errors == 0 && r.stats.crossReads == 0 }
+
+// StoredBytes is the bytes of the results that the sessions retained.
+func (r *Report) StoredBytes() int64 { return r.stats.storedBytes }
 
 // Lookups is the number of lookups answered.
 func (r *Report) Lookups() int { return r.stats.lookups }
@@ -108,6 +112,7 @@ func (r *Report) print(out io.Writer) {
 	} else {
 		row("server peak RSS (VmHWM)", "%s", size(r.PeakRSS))
 	}
+	row("server CPU time (user + system)", "%.2f s", r.ServerCPU.Seconds())
 	row("results stored", "%s (%s a session)", size(st.storedBytes), size(st.storedBytes/int64(cfg.Sessions)))
 	row("cap --max-store-bytes x sessions", "%s x %d = %s", size(cfg.MaxStoreBytes), cfg.Sessions, size(cfg.MaxStoreBytes*int64(cfg.Sessions)))
 	row("cap --max-total-bytes", "%s", size(cfg.MaxTotalBytes))

@@ -25,6 +25,8 @@ type Config struct {
 	MaxStoreBytes int64         // the server's --max-store-bytes
 	MaxTotalBytes int64         // the server's --max-total-bytes
 	Seed          uint64        // seeds the files and each session's choices
+	ServerArgs    []string      // more flags for the server (the memory program compares its options)
+	ServerEnv     []string      // more environment variables for the server (KEY=VALUE)
 }
 
 // DefaultConfig is the run `loom-load` makes without flags; the caps are
@@ -84,11 +86,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("%w\n(outside the module, give --server)", err)
 		}
 	}
-	proc, err := startServer(ctx, bin, []string{
+	proc, err := startServer(ctx, bin, append([]string{
 		"--root", root,
 		"--max-store-bytes", strconv.FormatInt(cfg.MaxStoreBytes, 10),
 		"--max-total-bytes", strconv.FormatInt(cfg.MaxTotalBytes, 10),
-	})
+	}, cfg.ServerArgs...), cfg.ServerEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +104,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := drive(ctx, cfg, proc.url, c)
 	rep.Binary, rep.PID = bin, proc.cmd.Process.Pid
 	rep.PeakRSS, rep.RSSErr = proc.peakRSS()
+	rep.ServerCPU, _ = ProcessCPU(proc.cmd.Process.Pid)
 	rep.ServerExit = proc.stop()
 	stopped = true
 	if rep.ServerExit != nil {

@@ -32,8 +32,11 @@ var urlLine = regexp.MustCompile(`serving MCP \(Streamable HTTP\) at (http://\S+
 
 // startServer runs bin with --http on an ephemeral loopback port and
 // waits for the URL it logs.
-func startServer(ctx context.Context, bin string, args []string) (*serverProc, error) {
+func startServer(ctx context.Context, bin string, args, env []string) (*serverProc, error) {
 	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -99,6 +102,30 @@ func (p *serverProc) peakRSS() (int64, error) {
 		}
 	}
 	return 0, errors.New("no VmHWM in /proc/<pid>/status")
+}
+
+// ProcessCPU reads a process's user and system time from /proc/<pid>/stat
+// (fields 14 and 15, in clock ticks of 1/100 s, Linux's USER_HZ).
+func ProcessCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc/<pid>/stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("malformed /proc/<pid>/stat")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
 
 // stop ends the server with SIGTERM (SPEC section 2: status 0), killing

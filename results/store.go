@@ -15,6 +15,9 @@ type Quota struct {
 	mu    sync.Mutex
 	limit int64
 	used  int64
+	// follow, when set, is told the bytes used after every change, under
+	// mu (so in the order of the changes): FollowMemory.
+	follow func(used int64)
 }
 
 // NewQuota returns a quota of limit bytes.
@@ -27,6 +30,9 @@ func (q *Quota) reserve(n int64) bool {
 		return false
 	}
 	q.used += n
+	if q.follow != nil {
+		q.follow(q.used)
+	}
 	return true
 }
 
@@ -39,6 +45,9 @@ func (q *Quota) available(n int64) bool {
 func (q *Quota) release(n int64) {
 	q.mu.Lock()
 	q.used -= n
+	if q.follow != nil {
+		q.follow(q.used)
+	}
 	q.mu.Unlock()
 }
 
@@ -184,6 +193,26 @@ func (s *Store) Quota() *Quota { return s.quota }
 // source, or nil: what Retain would reuse.
 func (s *Store) Reusable(sum [sha256.Size]byte, complete bool, src Source) *Result {
 	return s.byKey[keyOf(sum, complete, src)]
+}
+
+// Kept returns the newest retained result with this source, complete, of
+// size bytes, or nil: a file inspected again that is likely unchanged, so
+// that its digest can be checked before it is read whole.
+func (s *Store) Kept(src Source, size int64) *Result {
+	var key []byte
+	for i := len(s.results) - 1; i >= 0; i-- {
+		r := s.results[i]
+		if !r.Complete || int64(len(r.Text.Data)) != size {
+			continue
+		}
+		if key == nil {
+			key = src.appendKey(nil)
+		}
+		if string(r.Source.appendKey(nil)) == string(key) {
+			return r
+		}
+	}
+	return nil
 }
 
 // Get returns the result with the given ID, or unknown_result.

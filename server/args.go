@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/selectors"
@@ -32,6 +33,20 @@ func decodeArgs(raw []byte, dst any) *errcode.Error {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		raw = []byte("{}") // no arguments at all: every required one is missing
 	}
+	if len(raw) >= shallowArgs && plan.raw {
+		if done, err := decodeShallow(raw, v, plan); done {
+			return err
+		}
+	}
+	return decodeIndexed(raw, v, plan)
+}
+
+// shallowArgs is the size from which arguments with a json.RawMessage
+// field are read by decodeShallow.
+const shallowArgs = 1 << 20
+
+// decodeIndexed is decodeArgs with the whole arguments indexed.
+func decodeIndexed(raw []byte, v reflect.Value, plan *argPlan) *errcode.Error {
 	ix, err := selectors.IndexJSONWith(raw, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
 	if err != nil {
 		return errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", err.Msg)
@@ -57,12 +72,83 @@ func decodeArgs(raw []byte, dst any) *errcode.Error {
 			return err
 		}
 	}
-	for i, f := range plan.fields {
+	return plan.missing(seen)
+}
+
+// missing is the error of the first required argument not seen, or nil.
+func (p *argPlan) missing(seen uint64) *errcode.Error {
+	for i, f := range p.fields {
 		if f.required && seen&(1<<i) == 0 {
 			return errcode.New(errcode.InvalidArgument, "argument %q is required", f.name)
 		}
 	}
 	return nil
+}
+
+// decodeShallow reads arguments whose json.RawMessage field may hold
+// megabytes (an expand_edit's) without indexing that field's value: an
+// index costs 12 bytes a value, six times a dense array's own size, and
+// the tool indexes the value itself. Each member is read from the top
+// level (JSON that json.Valid accepts, which the transport has checked),
+// and every other field's value is indexed alone, as decodeIndexed would
+// read it. done is false, and decodeIndexed must answer, when the
+// arguments are not valid JSON or nest past 1,000 levels: its errors are
+// the ones to give.
+func decodeShallow(raw []byte, v reflect.Value, plan *argPlan) (done bool, err *errcode.Error) {
+	if !json.Valid(raw) || deeperThan(raw, selectors.MaxJSONDepth) {
+		return false, nil
+	}
+	start := skipSpace(raw, 0)
+	if raw[start] != '{' {
+		return false, nil
+	}
+	var seen uint64
+	for nameSpan, val := range memberSpans(raw, start) {
+		lex := raw[nameSpan.start:nameSpan.end]
+		if !utf8.Valid(lex) {
+			return true, errcode.New(errcode.InvalidArgument, "an argument name is not valid UTF-8")
+		}
+		name := string(lex[1 : len(lex)-1])
+		if bytes.IndexByte(lex, '\\') >= 0 {
+			nix, err := selectors.IndexJSONWith(lex, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+			if err != nil {
+				return false, nil
+			}
+			name, _ = nix.StringText(nix.Root())
+		}
+		i, ok := plan.byName[name]
+		if !ok {
+			return true, errcode.New(errcode.InvalidArgument, "unknown argument %q; the arguments are %s", name, plan.names)
+		}
+		if seen&(1<<i) != 0 {
+			return true, errcode.New(errcode.InvalidArgument, "argument %q is given twice", name)
+		}
+		seen |= 1 << i
+		value := raw[val.start:val.end:val.end]
+		f := v.Field(i)
+		if base := f.Type(); base == rawType || base.Kind() == reflect.Pointer && base.Elem() == rawType {
+			if string(value) == "null" {
+				if f.Kind() == reflect.Pointer {
+					continue
+				}
+				return true, errcode.New(errcode.InvalidArgument, "argument %q is required and cannot be null", name)
+			}
+			if f.Kind() == reflect.Pointer {
+				f.Set(reflect.New(f.Type().Elem()))
+				f = f.Elem()
+			}
+			f.SetBytes(value)
+			continue
+		}
+		ix, ierr := selectors.IndexJSONWith(value, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+		if ierr != nil {
+			return false, nil
+		}
+		if err := (argDecoder{ix: ix, data: value}).field(f, plan.fields[i], ix.Root()); err != nil {
+			return true, err
+		}
+	}
+	return true, plan.missing(seen)
 }
 
 // argField is one field of an arguments struct: its tag's name and option,
@@ -77,6 +163,7 @@ type argPlan struct {
 	fields []argField     // by field index
 	byName map[string]int // field index by argument name
 	names  string         // the names, for messages
+	raw    bool           // a field takes a json.RawMessage
 }
 
 var plans sync.Map // reflect.Type -> *argPlan
@@ -96,6 +183,7 @@ func planOf(t reflect.Type) *argPlan {
 		p.fields[i] = argField{name: name, opt: opt, required: sf.Type.Kind() != reflect.Pointer}
 		p.byName[name] = i
 		list[i] = name
+		p.raw = p.raw || sf.Type == rawType || sf.Type.Kind() == reflect.Pointer && sf.Type.Elem() == rawType
 	}
 	if len(list) > 0 {
 		p.names = strings.Join(list, ", ")

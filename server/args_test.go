@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,12 +71,52 @@ func TestDecodeArgs(t *testing.T) {
 			if tt.code != "" {
 				require.NotNil(t, err)
 				assert.Equal(t, tt.code, err.Code, err.Msg)
-				return
+			} else {
+				require.Nil(t, err)
+				assert.Equal(t, tt.want, got)
 			}
-			require.Nil(t, err)
-			assert.Equal(t, tt.want, got)
+			sameShallow(t, []byte(tt.raw))
 		})
 	}
+}
+
+// sameShallow requires decodeShallow, where it answers, to answer raw as
+// decodeIndexed does: the same error (code and message) or the same
+// arguments.
+func sameShallow(t *testing.T, raw []byte) {
+	t.Helper()
+	var shallow, indexed testArgs
+	plan := planOf(reflect.TypeFor[testArgs]())
+	done, serr := decodeShallow(raw, reflect.ValueOf(&shallow).Elem(), plan)
+	if !done {
+		return
+	}
+	ierr := decodeIndexed(raw, reflect.ValueOf(&indexed).Elem(), plan)
+	if ierr != nil {
+		require.NotNil(t, serr, "indexed: %s", ierr.Msg)
+		assert.Equal(t, ierr.Code, serr.Code)
+		assert.Equal(t, ierr.Msg, serr.Msg)
+		return
+	}
+	require.Nil(t, serr, "indexed read it")
+	assert.Equal(t, indexed, shallow)
+}
+
+// TestDecodeArgsLargeRaw: arguments past shallowArgs with a
+// json.RawMessage field keep the field's exact bytes, and a value nested
+// past 1,000 levels is still refused.
+func TestDecodeArgsLargeRaw(t *testing.T) {
+	t.Parallel()
+	big := "[" + strings.Repeat("0,", shallowArgs/2) + "0]"
+	var got testArgs
+	require.Nil(t, decodeArgs([]byte(`{"name":"a","paths":[],"raw":`+big+`}`), &got))
+	require.NotNil(t, got.Raw)
+	assert.Equal(t, big, string(*got.Raw))
+	deep := strings.Repeat("[", 1001) + strings.Repeat("]", 1001)
+	err := decodeArgs([]byte(`{"name":"`+strings.Repeat(" ", shallowArgs)+`","paths":[],"raw":`+deep+`}`), &got)
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.InvalidArgument, err.Code)
+	assert.Contains(t, err.Msg, "arguments are not valid JSON")
 }
 
 func TestDecodeArgsNotUTF8Offset(t *testing.T) {
@@ -137,5 +179,6 @@ func FuzzDecodeArgs(f *testing.F) {
 				t.Fatalf("unexpected code %s", err.Code)
 			}
 		}
+		sameShallow(t, raw)
 	})
 }

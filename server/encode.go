@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -234,6 +235,8 @@ func appendStructured(dst []byte, v any, text textSpan) ([]byte, error) {
 		return appendInspect(dst, s), nil
 	case stepAnswer:
 		return appendStepAnswer(dst, s), nil
+	case expandAnswer:
+		return appendExpandAnswer(dst, s), nil
 	case jsonAppender:
 		return s.AppendJSON(dst), nil
 	}
@@ -371,6 +374,66 @@ func appendInspect(dst []byte, a inspectAnswer) []byte {
 		dst = append(dst, ']')
 	}
 	return append(dst, '}')
+}
+
+// appendExpandAnswer writes expand_edit's structured content. Its
+// arguments are an edit's whole text (up to --max-expand-bytes and more):
+// written in one pass into room made once, where json.Marshal would
+// compact them into a buffer of its own, copy that, and have it copied
+// again.
+func appendExpandAnswer(dst []byte, a expandAnswer) []byte {
+	dst = slices.Grow(dst, len(a.Arguments)+len(a.Expansions)+len(`{"arguments":,"expansions":,"budget":}`)+256)
+	dst = append(dst, `{"arguments":`...)
+	dst = appendCompactHTML(dst, a.Arguments)
+	dst = append(dst, `,"expansions":`...)
+	dst = appendCompactHTML(dst, a.Expansions)
+	dst = append(dst, `,"budget":`...)
+	dst = appendSnapshot(dst, &a.Budget)
+	return append(dst, '}')
+}
+
+// appendCompactHTML appends valid JSON as json.Marshal nests a
+// json.RawMessage: white space outside strings dropped, '<', '>' and '&'
+// written as \u003c, \u003e and \u0026, U+2028 and U+2029 as \u2028 and
+// \u2029 (encoding/json's compact with HTML escaping). Nothing else
+// changes, invalid UTF-8 included. src must be valid JSON: every value
+// here is one the server built or the transport accepted.
+func appendCompactHTML(dst, src []byte) []byte {
+	const hex = "0123456789abcdef"
+	if src == nil {
+		return append(dst, "null"...)
+	}
+	inString, escaped := false, false
+	start := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			start = i + 1
+		case c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xA8:
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[src[i+2]&0xF])
+			i += 2
+			start = i + 1
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			dst = append(dst, src[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, src[start:]...)
 }
 
 // appendExpansions writes expand_edit's expansions.

@@ -33,7 +33,7 @@ import (
 // appendMessage and Server.handle (mcp-go's HandleMessage, json.Marshal),
 // the other as they do now. Their answers must be the same bytes.
 type twin struct {
-	t        *testing.T
+	t        testing.TB
 	limit    int64
 	ref, cur *Server
 	refCtx   context.Context
@@ -44,7 +44,7 @@ type twin struct {
 	dir      string // the root, which both servers may write (--write)
 }
 
-func newTwin(t *testing.T, opts Options, dir string) *twin {
+func newTwin(t testing.TB, opts Options, dir string) *twin {
 	t.Helper()
 	root, err := workspace.Open(dir)
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ type script struct {
 	links  map[string]string
 }
 
-func parseTxtar(t *testing.T, data []byte) script {
+func parseTxtar(t testing.TB, data []byte) script {
 	t.Helper()
 	sc := script{files: map[string][]byte{}, links: map[string]string{}}
 	var name string
@@ -709,4 +709,49 @@ func TestPlainCallNeedsNoDispatch(t *testing.T) {
 	for name, tool := range s.mcp.ListTools() {
 		assert.Nil(t, tool.Tool.Execution, name)
 	}
+}
+
+// compactHTMLCases are arguments as expand_edit returns them: the client's
+// own JSON, white space and all, with strings that json.Marshal escapes.
+var compactHTMLCases = []string{
+	`{}`,
+	`{"path": "a.go", "content": "x<y && z>w\n"}`,
+	" {\n\t\"a\" : [ 1 , 2.5e3 , true , false , null ] ,\r\n \"b\" : { } } ",
+	`{"s":"quote \" backslash \\ slash \/ \u003c tab\t"}`,
+	"{\"ls\":\"\u2028\u2029\",\"k\u2028\":1}",
+	"{\"raw\":\"\xff\xfe \xe2\x80\"}",
+	`{"nested":[[["<>"]],{"&":{"":""}}]}`,
+	`{"lone":"\ud800"}`,
+}
+
+func TestAppendExpandAnswer(t *testing.T) {
+	t.Parallel()
+	snap := limits.Snapshot{Step: 2, LookupsUsed: 1, ExpandBytesUsed: 5}
+	exp := appendExpansions(nil, []briefing.Expansion{{At: "/a<b>", Bytes: 3, SHA256: "ab", Parts: 1}})
+	for _, args := range compactHTMLCases {
+		t.Run(args, func(t *testing.T) {
+			for _, a := range []expandAnswer{{json.RawMessage(args), exp, snap}, {json.RawMessage(args), nil, snap}} {
+				want, err := json.Marshal(a)
+				require.NoError(t, err)
+				got := appendExpandAnswer([]byte("x"), a)
+				assert.Equal(t, "x"+string(want), string(got))
+			}
+		})
+	}
+}
+
+// FuzzAppendCompactHTML holds appendCompactHTML to json.Marshal's
+// encoding of a json.RawMessage, for any valid JSON.
+func FuzzAppendCompactHTML(f *testing.F) {
+	for _, c := range compactHTMLCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if !json.Valid(src) {
+			return
+		}
+		want, err := json.Marshal(json.RawMessage(src))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(appendCompactHTML(nil, src)))
+	})
 }

@@ -250,3 +250,50 @@ func TestHTTPHostileDuplicateIDs(t *testing.T) {
 	h.step = 9
 	h.post(callBody(7, "list_results", `{}`))
 }
+
+func TestHTTPOneReading(t *testing.T) {
+	t.Parallel()
+	h := startHostileHTTP(t, limits.Defaults())
+	for _, tt := range oneReading {
+		t.Run(tt.name, func(t *testing.T) {
+			h.t = t
+			h.step += tt.steps
+			step := h.step
+			a := h.post(tt.body)
+			require.Equal(t, tt.httpStatus, a.status, "%.300s", a.body)
+			if !tt.answered {
+				assert.Empty(t, a.body)
+				return
+			}
+			m := a.json(t)
+			assert.Equal(t, tt.wantID, m["id"])
+			checkOneReading(t, m, tt.code, tt.tool, step)
+		})
+	}
+}
+
+// TestHTTPOneReadingInitialize: a member that differs from "method" only
+// by case neither re-initializes a live session nor, without a session,
+// turns an initialize into a tool call.
+func TestHTTPOneReadingInitialize(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "x\n"})
+	_, c := newHTTPFixture(t, s, HTTPOptions{})
+	params := `"params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"},` +
+		`"name":"inspect","arguments":{"paths":["a.txt"]}}`
+
+	id := c.initialize()
+	a := c.post(id, `{"jsonrpc":"2.0","id":1,"method":"ping","Method":"initialize",`+params+`}`)
+	require.Equal(t, http.StatusOK, a.status, "%s", a.body)
+	assert.Empty(t, a.json(t)["result"], "ping's answer, not initialize's")
+	assert.Empty(t, a.header.Get(sessionHeader))
+	assert.Equal(t, "step 2", text(c.call(id, 2, "begin_step", `{}`)), "the session goes on")
+
+	a = c.post("", `{"jsonrpc":"2.0","id":3,"method":"initialize","Method":"tools/call",`+params+`}`)
+	require.Equal(t, http.StatusOK, a.status, "%s", a.body)
+	res := a.json(t)["result"].(map[string]any)
+	assert.Equal(t, "2025-11-25", res["protocolVersion"])
+	assert.Nil(t, res["content"], "no tool ran")
+	assert.NotEmpty(t, a.header.Get(sessionHeader))
+	assert.Equal(t, int64(0), s.quota.Used(), "nothing was inspected")
+}

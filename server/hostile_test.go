@@ -288,10 +288,13 @@ func TestStdioHostileLongPaths(t *testing.T) {
 	tests := []struct {
 		name, path, code string
 	}{
-		// One name of 1 MiB: the system refuses it (ENAMETOOLONG).
+		// One name of 1 MiB: longer than the system takes (ENAMETOOLONG),
+		// refused before any system call.
 		{"1 MiB name", strings.Repeat("a", 1<<20), "unreadable"},
-		// 1 MiB of short components: the first does not exist.
-		{"1 MiB of components", strings.Repeat("a/", 1<<19) + "b", "not_found"},
+		// 1 MiB of short components: longer than the system takes too,
+		// refused before a component is looked at (walking them took
+		// hundreds of megabytes).
+		{"1 MiB of components", strings.Repeat("a/", 1<<19) + "b", "unreadable"},
 		// 1 MiB of ../: outside the root, lexically.
 		{"1 MiB of ..", strings.Repeat("../", 1<<18) + "etc/passwd", "path_outside_root"},
 		// Components that clean away to a real file.
@@ -314,8 +317,10 @@ func TestStdioHostileLongPaths(t *testing.T) {
 				assert.Equal(t, tt.code, first["error"].(map[string]any)["code"])
 			}
 			assert.Equal(t, "r1", entries[1].(map[string]any)["id"], "the other path is still served")
+			// The answer repeats the path once, in its entry: messages and
+			// the text name it cut.
 			answer, _ := json.Marshal(got[0])
-			t.Logf("request %d bytes, answer %d bytes", len(body), len(answer))
+			assert.Less(t, len(answer), len(body)+4096, "request %d bytes, answer %d bytes", len(body), len(answer))
 		})
 	}
 }
@@ -490,5 +495,81 @@ func TestStdioRequestIDsAsWritten(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(got, `{"jsonrpc":"2.0","id":`+tt.want+`,`), "answer to %s: %s", line, got)
 		}
+	}
+}
+
+// oneReading are messages whose members differ from JSON-RPC's names only
+// by case, or that mix a request's members with a response's, or that nest
+// past the 1,000 levels of the tools' own JSON index: the transport decides
+// what each message is, and mcp-go acts on that decision alone. The same
+// table runs over stdio and over HTTP.
+var oneReading = []struct {
+	name       string
+	body       string
+	answered   bool    // an answer comes (else: none, and over HTTP 202)
+	wantID     any     // the answer's id
+	code       float64 // its JSON-RPC error code; 0 for a result
+	steps      int     // begin_steps the message runs
+	tool       string  // the tool whose answer comes, if any ("" for ping's {})
+	httpStatus int
+}{
+	{"ID beside id", `{"jsonrpc":"2.0","id":11,"method":"ping","ID":null}`, true, float64(11), 0, 0, "", 200},
+	{"result beside method", `{"jsonrpc":"2.0","id":12,"method":"ping","result":{}}`, true, float64(12), -32600, 0, "", 400},
+	{"error beside method", `{"jsonrpc":"2.0","id":12,"method":"ping","error":{"code":1,"message":"x"}}`, true, float64(12), -32600, 0, "", 400},
+	{"Result beside a call", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"begin_step","arguments":{}},"Result":1}`, true, float64(13), 0, 1, "begin_step", 200},
+	{"Id on a notification", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"begin_step","arguments":{}},"Id":14}`, false, nil, 0, 0, "", 202},
+	{"Method beside method", `{"jsonrpc":"2.0","id":15,"method":"ping","Method":"tools/call","params":{"name":"begin_step","arguments":{}}}`, true, float64(15), 0, 0, "", 200},
+	{"METHOD beside a call", `{"jsonrpc":"2.0","id":15,"method":"tools/call","METHOD":"ping","params":{"name":"begin_step","arguments":{}}}`, true, float64(15), 0, 1, "begin_step", 200},
+	{"Jsonrpc for jsonrpc", `{"Jsonrpc":"2.0","id":16,"method":"ping"}`, true, float64(16), -32600, 0, "", 200},
+	{"Params for params", `{"jsonrpc":"2.0","id":17,"method":"tools/call","Params":{"name":"begin_step","arguments":{}}}`, true, float64(17), -32602, 0, "", 200},
+	{"Name beside name", `{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"list_results","Name":"begin_step","arguments":{}}}`, true, float64(18), 0, 0, "list_results", 200},
+	{"Arguments beside arguments", `{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"begin_step","arguments":{},"Arguments":{"x":1}}}`, true, float64(19), 0, 1, "begin_step", 200},
+	{"an escaped name is the name", `{"jsonrpc":"2.0","id":20,"\u006dethod":"ping"}`, true, float64(20), 0, 0, "", 200},
+	{"null id past 1,000 levels", `{"jsonrpc":"2.0","id":null,"method":"ping","params":{"x":` + nested(2_000, false) + `}}`, true, nil, -32600, 0, "", 400},
+	{"object id past 1,000 levels", `{"jsonrpc":"2.0","id":{"a":` + nested(2_000, true) + `},"method":"ping"}`, true, nil, -32600, 0, "", 400},
+	{"batch past 1,000 levels", `[` + toolCall("21", "begin_step", `{}`) + `,` + nested(2_000, false) + `]`, true, nil, -32600, 0, "", 400},
+	{"ping past 1,000 levels", `{"jsonrpc":"2.0","id":22,"method":"ping","params":{"x":` + nested(2_000, true) + `}}`, true, float64(22), 0, 0, "", 200},
+	{"Id past 1,000 levels", `{"jsonrpc":"2.0","method":"ping","params":{"x":` + nested(2_000, false) + `},"Id":23}`, false, nil, 0, 0, "", 202},
+}
+
+func TestStdioOneReading(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, limits.Defaults())
+	for _, tt := range oneReading {
+		t.Run(tt.name, func(t *testing.T) {
+			h.t = t
+			h.step += tt.steps
+			step := h.step
+			got := h.exchange(tt.body)
+			if !tt.answered {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			m := got[0]
+			assert.Equal(t, tt.wantID, m["id"])
+			checkOneReading(t, m, tt.code, tt.tool, step)
+		})
+	}
+}
+
+// checkOneReading checks an answer of oneReading: its error code, or the
+// result of tool (a begin_step of the given step, a list_results), or
+// ping's empty result.
+func checkOneReading(t *testing.T, m map[string]any, code float64, tool string, step int) {
+	t.Helper()
+	if code != 0 {
+		assert.Equal(t, code, rpcErrorOf(t, m)["code"])
+		return
+	}
+	res, ok := m["result"].(map[string]any)
+	require.True(t, ok, "no result: %v", m)
+	switch tool {
+	case "begin_step":
+		assert.Equal(t, "step "+itoa(step), text(res))
+	case "list_results":
+		assert.Equal(t, float64(2), structured(res)["total"])
+	default:
+		assert.Empty(t, res, "ping's answer")
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -24,7 +25,46 @@ type HTTPOptions struct {
 	Addr  string    // host:port to listen on; the endpoint is http://Addr/mcp
 	Token string    // when set, every request needs Authorization: Bearer Token
 	Log   io.Writer // where to log; never stdout
+
+	// ReadTimeout bounds reading a request: its headers, then its whole
+	// body, each within ReadTimeout (0: DefaultReadTimeout). A body not
+	// read in time is answered 408, and the request never reaches its
+	// session.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing an answer to a client that does not read
+	// it (0: DefaultWriteTimeout).
+	WriteTimeout time.Duration
+	// MaxSessions caps the live sessions (0: DefaultMaxSessions); an
+	// initialize over it is answered 503 with Retry-After.
+	MaxSessions int
 }
+
+// Check refuses limits that cannot be met: a timeout or a session cap
+// below 1 (the zero value means the default only in a struct literal; on
+// the command line a value must be given as it is meant).
+func (o HTTPOptions) Check() error {
+	switch {
+	case o.ReadTimeout <= 0:
+		return fmt.Errorf("--http-read-timeout %s: must be positive", o.ReadTimeout)
+	case o.WriteTimeout <= 0:
+		return fmt.Errorf("--http-write-timeout %s: must be positive", o.WriteTimeout)
+	case o.MaxSessions < 1:
+		return fmt.Errorf("--max-sessions %d: must be at least 1", o.MaxSessions)
+	}
+	return nil
+}
+
+// The defaults of HTTPOptions.
+//
+// A session costs about 2 KiB when empty, and at most about 0.7 MiB of
+// bookkeeping beside the stored bytes that --max-total-bytes counts (its
+// 1,024 results' indexes and descriptors), so 256 sessions hold at most
+// some 180 MiB more than the quota, and idle ones far less.
+const (
+	DefaultReadTimeout  = 10 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultMaxSessions  = 256
+)
 
 // httpVersions are the protocol versions served over HTTP, newest first:
 // the session era only (SPEC section 2). 2026-07-28 has no sessions, so it
@@ -140,7 +180,7 @@ func (s *Server) ServeHTTP(ctx context.Context, opts HTTPOptions) error {
 	}
 	srv := &http.Server{
 		Handler:           t,
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: t.readTimeout,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          log.New(logw, "loom-results: http: ", 0),
 	}
@@ -173,12 +213,16 @@ func (s *Server) ServeHTTP(ctx context.Context, opts HTTPOptions) error {
 func (s *Server) newHTTPTransport(opts HTTPOptions) *httpTransport {
 	host, _, _ := net.SplitHostPort(opts.Addr)
 	t := &httpTransport{
-		s:         s,
-		token:     opts.Token,
-		loopback:  isLoopback(host),
-		idle:      s.opts.Limits.IdleTimeout,
-		afterFunc: func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) },
-		sessions:  make(map[string]*httpSession),
+		s:            s,
+		token:        opts.Token,
+		loopback:     isLoopback(host),
+		idle:         s.opts.Limits.IdleTimeout,
+		readTimeout:  cmp.Or(opts.ReadTimeout, DefaultReadTimeout),
+		writeTimeout: cmp.Or(opts.WriteTimeout, DefaultWriteTimeout),
+		maxSessions:  cmp.Or(opts.MaxSessions, DefaultMaxSessions),
+		afterFunc:    func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) },
+		now:          time.Now,
+		sessions:     make(map[string]*httpSession),
 	}
 	if opts.Token != "" {
 		t.tokenSum = sha256.Sum256([]byte(opts.Token))
@@ -188,22 +232,46 @@ func (s *Server) newHTTPTransport(opts HTTPOptions) *httpTransport {
 
 // ServeHTTP checks what applies to every request, in this order: DNS
 // rebinding (403), the token (401), the path (404), the protocol version
-// header (400) and the method (405).
-func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// header (400) and the method (405). All of them come before the body is
+// read: an answer given without reading the body closes the connection
+// (unread), so that no refused request waits for its body to arrive.
+//
+// Every request has ReadTimeout to bring its body and WriteTimeout to take
+// each answer: no client holds a connection's handler longer by sending or
+// reading slowly.
+//
+// A panic that escapes the message's own recovery (Server.handle,
+// Server.encodeAnswer) is recovered here: logged with its stack and, when
+// nothing was written yet, answered 500 with JSON-RPC -32603. net/http
+// would recover it too, but only by dropping the connection, so the client
+// would get no answer at all.
+func (t *httpTransport) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &headerWatch{ResponseWriter: rw}
+	defer t.recoverRequest(w)
+	rc := http.NewResponseController(w)
+	// Deadlines are not supported by every ResponseWriter (a recorder in
+	// tests); the listener's connections support them.
+	now := time.Now()
+	rc.SetReadDeadline(now.Add(t.readTimeout))
+	rc.SetWriteDeadline(now.Add(t.writeTimeout))
 	if msg := t.forbidden(r); msg != "" {
+		unread(w, r)
 		http.Error(w, msg, http.StatusForbidden)
 		return
 	}
 	if !t.authorized(r) {
+		unread(w, r)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="loom-results"`)
 		http.Error(w, "missing or wrong bearer token (Authorization: Bearer <--http-token>)", http.StatusUnauthorized)
 		return
 	}
 	if r.URL.Path != "/mcp" {
+		unread(w, r)
 		http.Error(w, fmt.Sprintf("no endpoint %q: MCP is served at /mcp", r.URL.Path), http.StatusNotFound)
 		return
 	}
 	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !supportedVersion(v) {
+		unread(w, r)
 		writeJSON(w, http.StatusBadRequest, unsupportedVersion(nil, v))
 		return
 	}
@@ -211,15 +279,62 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		t.post(w, r)
 	case http.MethodDelete:
+		unread(w, r)
 		t.delete(w, r)
 	default:
 		// GET would open a stream of server-initiated messages; this server
 		// sends none, which Streamable HTTP allows by answering 405.
+		unread(w, r)
 		w.Header().Set("Allow", "POST, DELETE")
 		http.Error(w, fmt.Sprintf("method %s not allowed: POST JSON-RPC messages, DELETE to end a session", r.Method),
 			http.StatusMethodNotAllowed)
 	}
 }
+
+// unread prepares the answer to a request whose body will not be read.
+// net/http would read what is left of a body before it writes the answer
+// (up to 256 KiB, so that the connection can serve another request), and a
+// client sending slowly, or not at all, would hold the answer back: a 401
+// waited for the body. Closing the connection after the answer, and
+// ending any read at once, makes it go out now.
+func unread(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength == 0 {
+		return // no body: nothing to wait for, keep the connection
+	}
+	w.Header().Set("Connection", "close")
+	http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// recoverRequest recovers a panic of ServeHTTP (it must be deferred there).
+func (t *httpTransport) recoverRequest(w *headerWatch) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	resp := t.s.panicked(nil, v)
+	if !w.wrote {
+		writeJSON(w, http.StatusInternalServerError, resp)
+	}
+}
+
+// headerWatch is a ResponseWriter that records whether the header was
+// written. Unwrap keeps http.ResponseController working through it.
+type headerWatch struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *headerWatch) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *headerWatch) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *headerWatch) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // forbidden applies DNS-rebinding protection: on a loopback listener the
 // Host header must name a loopback host, and any Origin must be a loopback

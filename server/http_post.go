@@ -8,8 +8,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -18,11 +20,21 @@ import (
 const sessionHeader = "Mcp-Session-Id"
 
 // sessionNotFound is the JSON-RPC code of the 404 answer to an unknown or
-// ended session (the code the TypeScript SDK uses).
-const sessionNotFound = -32001
+// ended session (the code the TypeScript SDK uses); serverBusy that of the
+// 503 answer past --max-sessions (JSON-RPC's first server-defined code).
+const (
+	sessionNotFound = -32001
+	serverBusy      = -32000
+)
 
-// post serves one JSON-RPC message. The checks, in order: a session ID
-// that names no live session (404), the body's size (413), its syntax (400
+// busyRetry is the Retry-After of a 503 when no session can end by itself
+// (--idle-timeout 0).
+const busyRetry = time.Minute
+
+// post serves one JSON-RPC message. The checks, in order: an Accept that
+// excludes JSON (406), a session ID that names no live session (404),
+// both before the body is read; then the body, read whole within
+// ReadTimeout (408) and up to --max-message-bytes (413); its syntax (400
 // with a JSON-RPC parse error), a batch or a non-message (400 with
 // -32600), a protocol version in _meta other than httpVersions (400), an
 // initialize that carries a session ID or another message that does not
@@ -30,33 +42,29 @@ const sessionNotFound = -32001
 // application/json (JSON-RPC errors included); a notification or a
 // response is answered 202 with no body.
 //
+// The request takes part in its session (acquire) only once its body is
+// read, and leaves it (release) once its answer is made, before it is
+// written: a body that is slow to come, or an answer slow to be taken,
+// never keeps an ended session's briefing, and its share of
+// --max-total-bytes, from being freed.
+//
 // JSON-RPC batches are refused with 400 and a -32600 error: protocol
 // 2025-06-18 removed them, and one session executes its calls one at a
 // time anyway.
 func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	if !acceptsJSON(r.Header) {
+		unread(w, r)
 		http.Error(w, "this server answers application/json: the Accept header must allow it", http.StatusNotAcceptable)
 		return
 	}
-	var sess *httpSession
-	if id := r.Header.Get(sessionHeader); id != "" {
-		if sess = t.acquire(id); sess == nil {
-			writeJSON(w, http.StatusNotFound, rpcError(nil, sessionNotFound,
-				fmt.Sprintf("unknown or ended session %q: send initialize without %s to start a new one", id, sessionHeader)))
-			return
-		}
-		defer t.release(sess)
-	}
-
-	limit := t.s.opts.Limits.MaxMessageBytes
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-		writeJSON(w, http.StatusRequestEntityTooLarge, rpcError(nil, mcp.INVALID_REQUEST,
-			fmt.Sprintf("message over the %d-byte limit (--max-message-bytes)", limit)))
+	id := r.Header.Get(sessionHeader)
+	if id != "" && !t.live(id) {
+		unread(w, r)
+		t.unknownSession(w, id)
 		return
 	}
-	if err != nil {
-		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+	body, ok := t.readBody(w, r)
+	if !ok {
 		return
 	}
 
@@ -71,9 +79,10 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A plain tools/call has no _meta (nor any other member a
-	// case-insensitive match would take for it): no need to look.
+	// case-insensitive match would take for it): no need to look. Any other
+	// message is read as mcp-go will read it: its canonical envelope.
 	if !msg.plain {
-		if v := metaVersion(body); v != "" && !supportedVersion(v) {
+		if v := metaVersion(msg.mcpBody()); v != "" && !supportedVersion(v) {
 			writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.errorID(), v))
 			return
 		}
@@ -81,44 +90,116 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	request := msg.request()
 
 	switch {
-	case request && msg.method == string(mcp.MethodInitialize) && sess != nil:
+	case request && msg.method == string(mcp.MethodInitialize) && id != "":
 		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"initialize starts a new session: send it without "+sessionHeader))
 	case request && msg.method == string(mcp.MethodInitialize):
-		t.initialize(w, r, body)
-	case sess == nil:
+		t.initialize(w, r, msg)
+	case id == "":
 		writeJSON(w, http.StatusBadRequest, rpcError(msg.errorID(), mcp.INVALID_REQUEST,
 			"missing "+sessionHeader+": start a session with initialize and send its ID with every message"))
 	default:
+		sess := t.acquire(id)
+		if sess == nil {
+			// It ended while the body was read.
+			t.unknownSession(w, id)
+			return
+		}
 		resp := t.s.handle(t.sessionContext(r.Context(), sess), msg)
 		sess.drainNotes()
+		t.release(sess)
 		switch {
 		case resp == nil || isNilMessage(resp):
 			w.WriteHeader(http.StatusAccepted)
 		case request:
-			writeJSON(w, http.StatusOK, resp)
+			t.writeAnswer(w, http.StatusOK, &msg, resp)
 		default:
 			// A notification or response mcp-go refused (a wrong
 			// "jsonrpc", say).
-			writeJSON(w, http.StatusBadRequest, resp)
+			t.writeAnswer(w, http.StatusBadRequest, &msg, resp)
 		}
 	}
 }
 
+func (t *httpTransport) unknownSession(w http.ResponseWriter, id string) {
+	writeJSON(w, http.StatusNotFound, rpcError(nil, sessionNotFound,
+		fmt.Sprintf("unknown or ended session %q: send initialize without %s to start a new one", id, sessionHeader)))
+}
+
+// readBody reads the whole body, at most --max-message-bytes, within the
+// read deadline that ServeHTTP set, then lifts the deadline (net/http
+// watches the connection while the call runs, and a deadline passing then
+// would cancel the request). A declared Content-Length sizes the buffer
+// once; over the limit, it is refused unread. On failure it has answered
+// (413, 408 or 400), and ok is false.
+func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	limit := t.s.opts.Limits.MaxMessageBytes
+	tooLarge := func() {
+		writeJSON(w, http.StatusRequestEntityTooLarge, rpcError(nil, mcp.INVALID_REQUEST,
+			fmt.Sprintf("message over the %d-byte limit (--max-message-bytes)", limit)))
+	}
+	if r.ContentLength > limit {
+		unread(w, r)
+		tooLarge()
+		return nil, false
+	}
+	if t.readingBody != nil {
+		t.readingBody(r)
+	}
+	var err error
+	if r.ContentLength > 0 {
+		body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(r.Body, body)
+	} else {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	}
+	if err == nil {
+		http.NewResponseController(w).SetReadDeadline(time.Time{})
+		return body, true
+	}
+	// What is left of the body will not be read either.
+	unread(w, r)
+	var over *http.MaxBytesError
+	switch {
+	case errors.As(err, &over):
+		tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		writeJSON(w, http.StatusRequestTimeout, rpcError(nil, mcp.INVALID_REQUEST,
+			fmt.Sprintf("the request body did not arrive within %s (--http-read-timeout)", t.readTimeout)))
+	default:
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+	}
+	return nil, false
+}
+
 // initialize starts a session: a fresh briefing, registered with mcp-go,
 // that enters the table, and whose ID the answer carries, only when
-// initialize succeeds.
-func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
+// initialize succeeds. Past --max-sessions it is answered 503 with
+// Retry-After: the seconds until the soonest idle session would end.
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, msg inbound) {
+	ok, retry := t.reserve()
+	if !ok {
+		if retry <= 0 && t.idle == 0 {
+			retry = busyRetry
+		}
+		secs := max(1, int64((retry+time.Second-1)/time.Second))
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		writeJSON(w, http.StatusServiceUnavailable, rpcError(msg.errorID(), serverBusy,
+			fmt.Sprintf("the server holds its limit of %d sessions (--max-sessions): end one with DELETE, or retry in %d s", t.maxSessions, secs)))
+		return
+	}
 	sess, err := t.newSession(r.Context())
 	if err != nil {
+		t.unreserve()
 		http.Error(w, "starting a session: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	resp := t.s.mcp.HandleMessage(t.sessionContext(r.Context(), sess), body)
+	resp := t.s.handle(t.sessionContext(r.Context(), sess), msg)
 	sess.drainNotes()
 	if _, ok := resp.(mcp.JSONRPCResponse); !ok {
+		t.unreserve()
 		t.free(sess)
-		writeJSON(w, http.StatusOK, resp)
+		t.writeAnswer(w, http.StatusOK, &msg, resp)
 		return
 	}
 	if !t.add(sess) {
@@ -126,9 +207,9 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 		http.Error(w, "the server is shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	defer t.release(sess)
+	t.release(sess)
 	w.Header().Set(sessionHeader, sess.id)
-	writeJSON(w, http.StatusOK, resp)
+	t.writeAnswer(w, http.StatusOK, &msg, resp)
 }
 
 // sessionContext is the context a session's messages are handled in: its
@@ -182,6 +263,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		http.Error(w, "encoding the answer: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	writeBody(w, status, b)
+}
+
+// writeAnswer writes resp, the answer to msg, as writeJSON does, except
+// that an answer whose encoding fails or panics is written as JSON-RPC
+// -32603 (Server.encodeAnswer), and one that leaves nothing to write (a
+// notification's) as 202.
+//
+// The write deadline starts again here: the call that made the answer may
+// have taken some of the one ServeHTTP set.
+func (t *httpTransport) writeAnswer(w http.ResponseWriter, status int, msg *inbound, resp any) {
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(t.writeTimeout))
+	b := t.s.encodeAnswer(nil, msg, resp)
+	if len(b) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeBody(w, status, b)
+}
+
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
@@ -190,23 +292,48 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // acceptsJSON reports whether the Accept header (absent counts as */*)
 // allows application/json. Clients send "application/json,
-// text/event-stream"; this server always answers JSON.
+// text/event-stream"; this server always answers JSON. As RFC 9110
+// section 12.5.1 says, the most specific range that matches decides
+// (application/json, then application/*, then */*), and a quality of 0
+// means "not acceptable": application/json;q=0 refuses JSON even beside
+// */*. Of equally specific ranges the highest quality counts; a quality
+// that does not parse counts as 1.
 func acceptsJSON(h http.Header) bool {
 	values := h.Values("Accept")
 	if len(values) == 0 {
 		return true
 	}
+	best, q := 0, 0.0 // the specificity of the best match (0: none) and its quality
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 			if err != nil {
 				continue
 			}
+			var spec int
 			switch mt {
-			case "application/json", "application/*", "*/*":
-				return true
+			case "application/json":
+				spec = 3
+			case "application/*":
+				spec = 2
+			case "*/*":
+				spec = 1
+			default:
+				continue
+			}
+			quality := 1.0
+			if s, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 && f <= 1 {
+					quality = f
+				}
+			}
+			switch {
+			case spec > best:
+				best, q = spec, quality
+			case spec == best:
+				q = max(q, quality)
 			}
 		}
 	}
-	return false
+	return best > 0 && q > 0
 }

@@ -20,18 +20,26 @@ import (
 // A session's briefing is freed once the session has ended and none of its
 // requests is still running, so a call never meets a closed briefing.
 type httpTransport struct {
-	s        *Server
-	token    string
-	tokenSum [32]byte // SHA-256 of token
-	loopback bool     // the listen address is loopback: DNS-rebinding checks apply
-	idle     time.Duration
+	s            *Server
+	token        string
+	tokenSum     [32]byte // SHA-256 of token
+	loopback     bool     // the listen address is loopback: DNS-rebinding checks apply
+	idle         time.Duration
+	readTimeout  time.Duration
+	writeTimeout time.Duration
+	maxSessions  int
 
-	// afterFunc arms the idle timer; tests replace it with a clock they
-	// drive by hand.
+	// afterFunc arms the idle timer and now reads the clock; tests replace
+	// them with a clock they drive by hand.
 	afterFunc func(time.Duration, func()) stopper
+	now       func() time.Time
+	// readingBody, when set, is called as a POST starts reading its body
+	// (tests: to act while a body is still arriving).
+	readingBody func(*http.Request)
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession // live sessions by ID
+	starting int                     // sessions whose initialize is being served
 	closed   bool                    // shut down: no new sessions
 }
 
@@ -53,10 +61,11 @@ type httpSession struct {
 	version     string
 
 	// Guarded by httpTransport.mu.
-	active int     // requests of this session being served
-	ended  bool    // removed from the table; freed when active drops to 0
-	timer  stopper // the armed idle timer, if any
-	gen    uint64  // invalidates idle timers armed before the latest request
+	active    int       // requests of this session being served
+	ended     bool      // removed from the table; freed when active drops to 0
+	timer     stopper   // the armed idle timer, if any
+	gen       uint64    // invalidates idle timers armed before the latest request
+	idleSince time.Time // when active last dropped to 0
 }
 
 func (s *httpSession) SessionID() string                                   { return s.id }
@@ -125,17 +134,57 @@ func (t *httpTransport) newSession(ctx context.Context) (*httpSession, error) {
 	return sess, nil
 }
 
-// add puts an initialized session in the table as being served (release
-// it when its initialize is answered). It reports false after shutdown.
+// reserve takes a place for a session about to be initialized, under
+// MaxSessions; false when there is none (retry tells in how long one of
+// the live sessions will end if it stays idle). Each reserve that
+// succeeds needs an add or an unreserve.
+func (t *httpTransport) reserve() (ok bool, retry time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.sessions)+t.starting < t.maxSessions {
+		t.starting++
+		return true, 0
+	}
+	// The soonest idle timer to fire, if any session is idle.
+	retry = t.idle
+	for _, sess := range t.sessions {
+		if sess.active == 0 && t.idle > 0 {
+			retry = min(retry, sess.idleSince.Add(t.idle).Sub(t.now()))
+		}
+	}
+	return false, retry
+}
+
+// unreserve gives back a place that reserve took, for an initialize that
+// failed.
+func (t *httpTransport) unreserve() {
+	t.mu.Lock()
+	t.starting--
+	t.mu.Unlock()
+}
+
+// add puts an initialized session in the table, in the place reserve took,
+// as being served (release it when its initialize is answered). It reports
+// false after shutdown.
 func (t *httpTransport) add(sess *httpSession) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.starting--
 	if t.closed {
 		return false
 	}
 	sess.active = 1
 	t.sessions[sess.id] = sess
 	return true
+}
+
+// live reports whether id names a live session, without taking part in
+// it: a request checks this before reading its body, and acquires the
+// session only once the body is read.
+func (t *httpTransport) live(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sessions[id] != nil
 }
 
 // acquire finds a live session for one of its requests and stops its idle
@@ -162,6 +211,9 @@ func (t *httpTransport) release(sess *httpSession) {
 	t.mu.Lock()
 	sess.active--
 	free := sess.ended && sess.active == 0
+	if !sess.ended && sess.active == 0 {
+		sess.idleSince = t.now()
+	}
 	if !sess.ended && sess.active == 0 && t.idle > 0 {
 		sess.gen++
 		gen := sess.gen

@@ -731,3 +731,39 @@ func TestHTTPConcurrentSessions(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, int64(0), s.quota.Used())
 }
+
+func TestHTTPAccept(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, limits.Defaults(), nil)
+	_, c := newHTTPFixture(t, s, HTTPOptions{})
+	id := c.initialize()
+	tests := []struct {
+		accept string
+		want   int
+	}{
+		{"application/json, text/event-stream", http.StatusOK},
+		{"application/json", http.StatusOK},
+		{"application/json; charset=utf-8", http.StatusOK},
+		{"*/*", http.StatusOK},
+		{"application/*", http.StatusOK},
+		{"text/event-stream", http.StatusNotAcceptable},
+		{"application/json;q=0", http.StatusNotAcceptable},
+		{"application/json; q=0.000", http.StatusNotAcceptable},
+		{"application/json;q=0, */*", http.StatusNotAcceptable},
+		{"*/*, application/json;q=0", http.StatusNotAcceptable},
+		{"application/*;q=0, */*", http.StatusNotAcceptable},
+		{"*/*;q=0", http.StatusNotAcceptable},
+		{"*/*;q=0, application/json", http.StatusOK},
+		{"application/*;q=0, application/json;q=0.1", http.StatusOK},
+		{"application/json;q=0, application/json;q=0.5", http.StatusOK},
+		{"application/json;q=0.001", http.StatusOK},
+		{"application/json;q=x", http.StatusOK},
+		{"text/html, text/event-stream;q=0.5", http.StatusNotAcceptable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.accept, func(t *testing.T) {
+			a := c.post(id, callBody(1, "list_results", `{}`), "Accept", tt.accept)
+			assert.Equal(t, tt.want, a.status, "%s", a.body)
+		})
+	}
+}

@@ -3,7 +3,9 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -59,7 +61,7 @@ func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 			for i, e := range entries {
 				if e.Err != nil {
 					out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
-					fmt.Fprintf(&text, "%s: %s\n", e.Path, e.Err.Error())
+					fmt.Fprintf(&text, "%s: %s\n", results.TextName(cutPath(e.Path)), e.Err.Error())
 					continue
 				}
 				out.Results[i] = inspectEntry{Descriptor: e.Descriptor}
@@ -68,4 +70,18 @@ func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 			return success(text.String(), out)
 		}),
 	}
+}
+
+// cutPath is a path as an error entry's text shows it: whole, or for one
+// longer than the system takes, its first 200 bytes (on a character
+// boundary) and its size. The structured entry has it whole.
+func cutPath(p string) string {
+	if len(p) < 4096 {
+		return p
+	}
+	n := 200
+	for n > 0 && !utf8.RuneStart(p[n]) {
+		n--
+	}
+	return p[:n] + "... (" + strconv.Itoa(len(p)) + " bytes)"
 }

@@ -6,21 +6,33 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/loom-results/loom-results/selectors"
 )
 
-// inbound is one JSON-RPC message as both transports read it before mcp-go
-// handles it.
+// inbound is one JSON-RPC message as readMessage decided it is. Both
+// transports read every message with readMessage, once, and mcp-go is
+// given only what that reading took (mcpBody): the decision of what a
+// message is (request, notification or response; its id, method and, for
+// tools/call, tool and arguments) is made here and nowhere else.
 type inbound struct {
 	id       json.RawMessage // as the client wrote it; nil when absent or null
 	method   string
 	response bool   // a response to the server (there are none to wait for): dropped
 	body     []byte // the message as sent
 	args     []byte // tools/call's arguments exactly as sent, or nil
-	argsAt   int    // where args start in body
+
+	// The spans in body of the members read (end 0: absent). For a
+	// tools/call whose params is an object, callParams lists the spans of
+	// the params members that mcp-go reads; otherwise params is passed as
+	// written.
+	jsonrpc, idSpan, methodSpan, params span
+	call                                bool // tools/call with an object params
+	callParams                          []namedSpan
+	canonical                           []byte // mcpBody, built once for a message that is not plain
 
 	// A plain tools/call (see plainCall), which the server runs itself:
 	// the tool's name, and the id as mcp-go decodes it (a string or a
@@ -28,6 +40,17 @@ type inbound struct {
 	plain   bool
 	tool    string
 	idValue any
+}
+
+// span is a value's lexeme, body[start:end].
+type span struct{ start, end int }
+
+func (s span) present() bool { return s.end > 0 }
+
+// namedSpan is one member kept in a canonical params object.
+type namedSpan struct {
+	name string
+	span
 }
 
 // request reports a message that expects an answer.
@@ -41,162 +64,387 @@ func (m *inbound) errorID() any {
 	return m.id
 }
 
-// readMessage checks the JSON-RPC envelope of body (JSON-RPC 2.0 section
-// 4): an object whose id, when present, is a string or a number (null only
-// in a response), with a string method, or else a response (result or
-// error). A body that is not JSON is a parse error (-32700); a batch or any
-// other shape is an invalid request (-32600); both are answered with id
-// null.
+// Envelope members are matched by their exact names (JSON-RPC 2.0 names
+// them; encoding/json, which mcp-go decodes with, would also take "ID" for
+// "id" and keep the last of the two). A repeated member counts as its last
+// occurrence, as encoding/json reads it.
+//
+// callMembers are the members of tools/call's params that mcp-go reads
+// (mcp.CallToolParams); the canonical params keeps these alone, arguments
+// replaced by {} since the tools read the arguments that readMessage took.
+var callMembers = []string{"name", "arguments", "_meta", "task", "inputResponses", "requestState"}
+
+// readMessage decides what body is (JSON-RPC 2.0 section 4): an object
+// whose id, when present, is a string or a number (null only in a
+// response), with a string method, or else a response (result or error).
+// A body that is not JSON is a parse error (-32700); a batch or any other
+// shape is an invalid request (-32600); both are answered with id null. A
+// message with both a method and a result or error is neither a request
+// nor a response: -32600.
+//
+// JSON validity is encoding/json's (json.Valid), the verdict that mcp-go
+// would reach: raw invalid UTF-8 in strings is accepted (the tools judge
+// it: SPEC 5) and nesting up to 10,000 levels. Past that verdict
+// readMessage reads only the top level and, for tools/call, the top level
+// of params: no value is decoded or indexed that the decision does not
+// need, so the memory a message takes is its own bytes and its canonical
+// envelope (mcpBody), whatever it holds.
 //
 // For tools/call it takes the arguments out of the message: the tools
 // read them exactly as sent (SPEC 5: raw invalid UTF-8 and numbers beyond
 // float64 are the tool's to judge, and a lookup with malformed arguments
 // still counts), and mcp-go does not decode a large edit into maps.
 func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
-	ix, err := selectors.IndexJSONWith(body, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
-	if err != nil {
-		if !json.Valid(body) {
-			return inbound{}, envelopeError(nil, mcp.PARSE_ERROR, "the message is not valid JSON")
-		}
-		// Valid for encoding/json but past the index's depth limit: mcp-go
-		// reads it as it is, and the tool answers its arguments.
-		return inbound{body: body, method: methodOf(body), id: idOf(body)}, nil
+	if !json.Valid(body) {
+		return inbound{}, envelopeError(nil, mcp.PARSE_ERROR, "the message is not valid JSON")
 	}
-	root := ix.Root()
-	switch ix.Kind(root) {
-	case selectors.JSONObject:
-	case selectors.JSONArray:
+	i := skipSpace(body, 0)
+	switch body[i] {
+	case '{':
+	case '[':
 		return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "JSON-RPC batches are not supported: send one message at a time")
 	default:
 		return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "the message is not a JSON-RPC object")
 	}
 	m := inbound{body: body}
-	var params, idNode selectors.NodeID
-	hasMethod, badMethod, hasParams, hasResult, nullID := false, false, false, false, false
+	hasResult := false
 	// plain holds while the envelope has exactly the members of a plain
 	// call, each once; seen counts them by bit.
 	plain, seen := true, 0
-	for member, v := range ix.Members(root) {
+	for name, v := range members(body, i) {
 		bit := 0
-		switch member.Name {
+		switch name {
 		case "jsonrpc":
-			bit = 1
-			s, bad := ix.StringText(v)
-			plain = plain && ix.Kind(v) == selectors.JSONString && bad < 0 && s == mcp.JSONRPC_VERSION
+			bit, m.jsonrpc = 1, v
 		case "id":
-			bit = 2
-			switch ix.Kind(v) {
-			case selectors.JSONString, selectors.JSONNumber:
-				start, end := ix.Span(v)
-				m.id = json.RawMessage(body[start:end])
-				idNode = v
-			case selectors.JSONNull:
-				nullID = true
-			default:
-				return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a JSON-RPC id is a string or a number")
-			}
+			bit, m.idSpan = 2, v
 		case "method":
-			bit = 4
-			s, bad := ix.StringText(v)
-			badMethod = ix.Kind(v) != selectors.JSONString || bad >= 0 || s == ""
-			m.method, hasMethod = s, true
+			bit, m.methodSpan = 4, v
 		case "params":
-			bit = 8
-			params, hasParams = v, true
+			bit, m.params = 8, v
 		case "result", "error":
 			hasResult = true
 		}
-		plain = plain && bit != 0 && seen&bit == 0 && !member.InvalidUTF8
+		plain = plain && bit != 0 && seen&bit == 0
 		seen |= bit
 	}
-	if badMethod {
-		return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "a JSON-RPC method is a non-empty UTF-8 string")
+	if m.idSpan.present() {
+		switch body[m.idSpan.start] {
+		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			m.id = json.RawMessage(body[m.idSpan.start:m.idSpan.end])
+		case 'n':
+		default:
+			return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a JSON-RPC id is a string or a number")
+		}
 	}
-	if hasMethod && nullID {
-		// JSON-RPC allows a null id but discourages it; MCP forbids it
-		// (a request's id is a string or an integer). mcp-go would take
-		// the request for a notification and never answer it.
-		return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a request's id is a string or a number, never null (MCP); a notification has no id")
-	}
-	if !hasMethod {
+	if m.methodSpan.present() {
+		s, ok := stringValue(body, m.methodSpan)
+		if !ok || s == "" {
+			return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "a JSON-RPC method is a non-empty UTF-8 string")
+		}
+		m.method = s
+		if m.id == nil && m.idSpan.present() {
+			// JSON-RPC allows a null id but discourages it; MCP forbids it
+			// (a request's id is a string or an integer). mcp-go would take
+			// the request for a notification and never answer it.
+			return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a request's id is a string or a number, never null (MCP); a notification has no id")
+		}
+		if hasResult {
+			return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST,
+				"a JSON-RPC message has a method (a request or notification) or a result or error (a response), not both")
+		}
+	} else {
 		if hasResult {
 			m.response = true
 			return m, nil
 		}
 		return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "the message is not a JSON-RPC request, notification or response")
 	}
-	if m.method == string(mcp.MethodToolsCall) && hasParams && ix.Kind(params) == selectors.JSONObject {
-		var args, name selectors.NodeID
-		count, names, others := 0, 0, false
-		for member, v := range ix.Members(params) {
-			switch member.Name {
-			case "arguments":
-				args = v
-				count++
-			case "name":
-				name = v
-				names++
-			default:
-				others = true
-			}
-		}
-		// A repeated "arguments" is left to mcp-go, which keeps the last;
-		// the tool then reads what mcp-go kept.
-		if count == 1 {
-			start, end := ix.Span(args)
-			m.args, m.argsAt = body[start:end], start
-		}
-		if plain && seen == 15 && count <= 1 && names == 1 && !others {
-			m.plainCall(ix, name, idNode)
-		}
+	if m.method == string(mcp.MethodToolsCall) && m.params.present() && body[m.params.start] == '{' {
+		m.call = true
+		m.readCall(plain && seen == 15)
+	}
+	if !m.plain {
+		m.canonical = m.mcpBody()
 	}
 	return m, nil
 }
 
-// mcpBody is what mcp-go handles: the message, with tools/call's
-// arguments (taken out by readMessage) replaced by {}.
-func (m *inbound) mcpBody() []byte {
-	if m.args == nil {
-		return m.body
+// readCall reads tools/call's params (an object): the arguments, the
+// members of the canonical params, and whether the call is plain.
+func (m *inbound) readCall(plainEnvelope bool) {
+	var name, args span
+	count, names, others := 0, 0, false
+	kept := make(map[string]span, 2)
+	for member, v := range members(m.body, m.params.start) {
+		switch member {
+		case "arguments":
+			args = v
+			count++
+		case "name":
+			name = v
+			names++
+		default:
+			others = true
+		}
+		for _, c := range callMembers {
+			if member == c {
+				kept[c] = v
+			}
+		}
 	}
-	start, end := m.argsAt, m.argsAt+len(m.args)
-	return append(append(append(make([]byte, 0, len(m.body)-len(m.args)+2), m.body[:start]...), "{}"...), m.body[end:]...)
+	for _, c := range callMembers {
+		if v, ok := kept[c]; ok {
+			m.callParams = append(m.callParams, namedSpan{c, v})
+		}
+	}
+	if count > 0 {
+		m.args = m.body[args.start:args.end:args.end]
+	}
+	if plainEnvelope && count <= 1 && names == 1 && !others {
+		m.plainCall(name)
+	}
 }
+
+// mcpBody is what mcp-go handles: the canonical envelope of the message,
+// made of the members readMessage read and nothing else, so that mcp-go's
+// case-insensitive decoding finds no other reading of it. tools/call's
+// params is rebuilt the same way from callMembers, with the arguments
+// (taken out by readMessage) replaced by {}.
+func (m *inbound) mcpBody() []byte {
+	if m.canonical != nil {
+		return m.canonical
+	}
+	size := len(`{"jsonrpc":,"id":,"method":,"params":}`) + m.jsonrpc.len() + m.idSpan.len() + m.methodSpan.len() + m.params.len()
+	out := make([]byte, 0, size+64)
+	out = append(out, '{')
+	sep := false
+	add := func(name string, v span) {
+		if !v.present() {
+			return
+		}
+		if sep {
+			out = append(out, ',')
+		}
+		sep = true
+		out = append(out, '"')
+		out = append(out, name...)
+		out = append(out, '"', ':')
+		out = append(out, m.body[v.start:v.end]...)
+	}
+	add("jsonrpc", m.jsonrpc)
+	add("id", m.idSpan)
+	add("method", m.methodSpan)
+	if !m.call {
+		add("params", m.params)
+	} else {
+		if sep {
+			out = append(out, ',')
+		}
+		out = append(out, `"params":{`...)
+		for i, p := range m.callParams {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, '"')
+			out = append(out, p.name...)
+			out = append(out, '"', ':')
+			if p.name == "arguments" {
+				out = append(out, "{}"...)
+			} else {
+				out = append(out, m.body[p.start:p.end]...)
+			}
+		}
+		out = append(out, '}')
+	}
+	return append(out, '}')
+}
+
+func (s span) len() int { return s.end - s.start }
 
 // plainCall marks m as a plain tools/call: one whose envelope has exactly
 // "jsonrpc" ("2.0"), "id" (a string or a number), "method" and "params",
 // and whose params has exactly a "name" and at most one "arguments" (any
 // value: the tool judges it), each member once, its name as written or
-// escaped but never in another case (encoding/json would match that too);
-// name is a string, and no string mcp-go reads holds invalid UTF-8 or a
-// lone surrogate (encoding/json would read U+FFFD). mcp-go decodes such a
-// message without fail, reads every member as written and finds no _meta,
-// so no protocol-era metadata: answering it needs none of its dispatch
+// escaped; name is a string, and no string mcp-go reads holds invalid
+// UTF-8 or a lone surrogate (encoding/json would read U+FFFD). mcp-go
+// decodes such a message without fail and finds no _meta, so no
+// protocol-era metadata: answering it needs none of its dispatch
 // (Server.handle).
-func (m *inbound) plainCall(ix *selectors.JSONIndex, name, idNode selectors.NodeID) {
-	tool, bad := ix.StringText(name)
-	if ix.Kind(name) != selectors.JSONString || bad >= 0 {
+func (m *inbound) plainCall(name span) {
+	if v, ok := stringValue(m.body, m.jsonrpc); !ok || v != mcp.JSONRPC_VERSION {
+		return
+	}
+	tool, ok := stringValue(m.body, name)
+	if !ok {
 		return
 	}
 	// The id as encoding/json decodes it into an any.
 	var id any
-	switch ix.Kind(idNode) {
-	case selectors.JSONString:
-		s, bad := ix.StringText(idNode)
-		if bad >= 0 {
+	if m.body[m.idSpan.start] == '"' {
+		s, ok := stringValue(m.body, m.idSpan)
+		if !ok {
 			return
 		}
 		id = s
-	case selectors.JSONNumber:
+	} else {
 		f, err := strconv.ParseFloat(string(m.id), 64)
 		if err != nil {
 			return // out of float64's range: mcp-go refuses the message
 		}
 		id = f
-	default:
-		return
 	}
 	m.plain, m.tool, m.idValue = true, tool, id
+}
+
+// The functions below read JSON that json.Valid has accepted: they find
+// where values end and decode member names, and check nothing else.
+
+// members yields the decoded name and the value span of each member of the
+// object that starts at body[i], in order, duplicates included. A name is
+// decoded as encoding/json decodes it (invalid UTF-8 and lone surrogates
+// read as U+FFFD), so it equals a JSON-RPC member name exactly when
+// encoding/json would match it without folding case.
+func members(body []byte, i int) func(yield func(string, span) bool) {
+	return func(yield func(string, span) bool) {
+		for name, v := range memberSpans(body, i) {
+			if !yield(memberName(body[name.start:name.end]), v) {
+				return
+			}
+		}
+	}
+}
+
+// memberSpans yields the span of each member's name (its lexeme, quotes
+// included) and of its value, for the object that starts at body[i].
+func memberSpans(body []byte, i int) func(yield func(name, value span) bool) {
+	return func(yield func(name, value span) bool) {
+		i := skipSpace(body, i+1)
+		for body[i] != '}' {
+			nameEnd := stringEnd(body, i)
+			vs := skipSpace(body, skipSpace(body, nameEnd)+1) // past ':'
+			ve := valueEnd(body, vs)
+			if !yield(span{i, nameEnd}, span{vs, ve}) {
+				return
+			}
+			i = skipSpace(body, ve)
+			if body[i] == ',' {
+				i = skipSpace(body, i+1)
+			}
+		}
+	}
+}
+
+// deeperThan reports whether the value b nests more than limit arrays and
+// objects.
+func deeperThan(b []byte, limit int) bool {
+	depth := 0
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i)
+			continue
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+		i++
+	}
+	return false
+}
+
+// memberName decodes a member name's lexeme, quotes included.
+func memberName(lex []byte) string {
+	inner := lex[1 : len(lex)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	var s string
+	json.Unmarshal(lex, &s) // valid: json.Valid has accepted the message
+	return s
+}
+
+// stringValue decodes the string value at v; ok is false when v is not a
+// string or holds invalid UTF-8 or a lone surrogate escape, which
+// encoding/json would read as U+FFFD.
+func stringValue(body []byte, v span) (string, bool) {
+	lex := body[v.start:v.end]
+	if len(lex) < 2 || lex[0] != '"' {
+		return "", false
+	}
+	inner := lex[1 : len(lex)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), utf8.Valid(inner)
+	}
+	ix, err := selectors.IndexJSONWith(lex, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	if err != nil {
+		return "", false
+	}
+	s, bad := ix.StringText(ix.Root())
+	return s, bad < 0
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string that starts at b[i]
+// (its opening quote): the first quote after i not preceded by an odd
+// number of backslashes.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		q := bytes.IndexByte(b[j:], '"') + j
+		k := q
+		for k > i+1 && b[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// valueEnd returns the index just past the value that starts at b[i].
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	}
+	// A number or a literal: it ends at the first delimiter.
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // handle answers one message that readMessage took (not a response): a
@@ -214,7 +462,11 @@ func (m *inbound) plainCall(ix *selectors.JSONIndex, name, idNode selectors.Node
 // without a briefing, still go to mcp-go, which answers them. Either way
 // the answer carries the request's id as the client wrote it
 // (withRequestID).
-func (s *Server) handle(ctx context.Context, m inbound) mcp.JSONRPCMessage {
+//
+// A panic in the tool or in mcp-go is recovered (recoverCall): the answer
+// is JSON-RPC -32603, and the briefing goes on serving.
+func (s *Server) handle(ctx context.Context, m inbound) (resp mcp.JSONRPCMessage) {
+	defer s.recoverCall(&m, &resp)
 	return withRequestID(s.answer(ctx, m), m.id)
 }
 
@@ -261,26 +513,6 @@ func (s *Server) answer(ctx context.Context, m inbound) mcp.JSONRPCMessage {
 		return rpcError(m.idValue, mcp.INTERNAL_ERROR, fmt.Sprintf("tool '%s' handler returned no result", m.tool))
 	}
 	return mcp.NewJSONRPCResultResponse(id, res)
-}
-
-// methodOf and idOf read the envelope with encoding/json, for messages the
-// index does not take.
-func methodOf(body []byte) string {
-	var m struct {
-		Method string `json:"method"`
-	}
-	json.Unmarshal(body, &m)
-	return m.Method
-}
-
-func idOf(body []byte) json.RawMessage {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &m) != nil || bytes.Equal(m.ID, []byte("null")) {
-		return nil
-	}
-	return m.ID
 }
 
 func envelopeError(id any, code int, msg string) *mcp.JSONRPCError {

@@ -56,16 +56,19 @@ func renderDescriptor(b *strings.Builder, d results.Descriptor) {
 
 // renderSource renders a source compactly: `file a.go`,
 // `output "go test" exit=1 timed_out dropped=120`, `edit /content path=a.go`.
+// A path or pointer holding a control character is quoted
+// (results.TextName), so that no name ends the header line; a label is
+// always quoted.
 func renderSource(s results.Source) string {
 	parts := []string{s.Kind}
 	if s.At != nil {
-		parts = append(parts, *s.At)
+		parts = append(parts, results.TextName(*s.At))
 	}
 	if s.Path != nil {
 		if s.Kind == results.KindFile {
-			parts = append(parts, *s.Path)
+			parts = append(parts, results.TextName(*s.Path))
 		} else {
-			parts = append(parts, "path="+*s.Path)
+			parts = append(parts, "path="+results.TextName(*s.Path))
 		}
 	}
 	if s.Label != nil {

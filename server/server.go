@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"io"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -29,12 +30,20 @@ type Options struct {
 	Steps   limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
 	Write   bool         // serve write_file (--write)
 	Root    *workspace.Root
+	Log     io.Writer // where recovered panics are logged, with their stacks; nil: stderr
+	// MemorySlack, when positive, makes the runtime's soft memory limit
+	// follow the stored bytes of all briefings, with this much slack for
+	// garbage (results.FollowMemory); 0 leaves Go's default collector.
+	MemorySlack int64
 }
 
 // tools is the tool configuration of these options.
 func (o Options) tools() ToolConfig {
 	return ToolConfig{Config: o.Limits, Steps: o.Steps, Write: o.Write}
 }
+
+// DefaultMemorySlack is the command's --memory-slack.
+const DefaultMemorySlack = 24 << 20
 
 // Server is an MCP server whose briefings share one root and one
 // process-wide byte quota.
@@ -47,6 +56,7 @@ type Server struct {
 // New returns a server with every tool of SPEC section 5.
 func New(opts Options) *Server {
 	s := &Server{opts: opts, quota: results.NewQuota(opts.Limits.MaxTotalBytes)}
+	results.FollowMemory(s.quota, opts.MemorySlack)
 	s.mcp = mcpserver.NewMCPServer(Name, version.String(),
 		mcpserver.WithToolCapabilities(false),
 		// logging/setLevel is accepted; the server sends no log messages (logs go to stderr).

@@ -34,15 +34,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	for ctx.Err() == nil {
 		line, size, err := readLine(r, limit)
 		if len(bytes.TrimSpace(line)) > 0 || size > limit {
-			var resp any
-			if size > limit {
-				resp = oversize(size, limit)
-			} else if msg, bad := readMessage(line); bad != nil {
-				resp = *bad
-			} else if !msg.response {
-				resp = s.handle(ctx, msg)
-			}
-			if err := writeMessages(w, resp, sess.notes); err != nil {
+			msg, resp := s.stdioAnswer(ctx, line, size, limit)
+			if err := s.writeMessages(w, &msg, resp, sess.notes); err != nil {
 				return err
 			}
 		}
@@ -56,24 +49,57 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return nil
 }
 
+// stdioAnswer reads one line's message and answers it; msg is the zero
+// inbound when the line is not a message readMessage took. A panic is
+// answered with -32603 (recoverCall).
+func (s *Server) stdioAnswer(ctx context.Context, line []byte, size, limit int64) (msg inbound, resp mcp.JSONRPCMessage) {
+	defer s.recoverCall(&msg, &resp)
+	if size > limit {
+		return inbound{}, oversize(size, limit)
+	}
+	m, bad := readMessage(line)
+	if bad != nil {
+		return inbound{}, *bad
+	}
+	if m.response {
+		return m, nil
+	}
+	return m, s.handle(ctx, m)
+}
+
 // readLine reads one line and returns it without its final "\n" or "\r\n",
 // and its size so counted. A line over limit is read to its end but not
 // kept: its size alone tells the caller to refuse it.
+//
+// A long line comes in chunks of the reader's buffer; they are copied as
+// they come and joined once at the end, into a slice of the line's size:
+// growing one slice by append would allocate some five times the line
+// (large slices grow by a quarter) before the message is even read.
 func readLine(r *bufio.Reader, limit int64) (line []byte, size int64, err error) {
 	var last2 [2]byte // the line's last two bytes, kept or not
+	var parts [][]byte
 	for {
 		var chunk []byte
 		chunk, err = r.ReadSlice('\n')
 		size += int64(len(chunk))
-		if size <= limit+2 {
-			line = append(line, chunk...)
-		}
+		keep := size <= limit+2
 		for _, c := range chunk[max(0, len(chunk)-2):] {
 			last2 = [2]byte{last2[1], c}
 		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			break
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if keep {
+				parts = append(parts, bytes.Clone(chunk))
+			}
+			continue
 		}
+		if keep {
+			line = make([]byte, 0, size)
+			for _, p := range parts {
+				line = append(line, p...)
+			}
+			line = append(line, chunk...)
+		}
+		break
 	}
 	if size > 0 && last2[1] == '\n' {
 		size--
@@ -97,17 +123,19 @@ func oversize(size, limit int64) mcp.JSONRPCError {
 	}
 }
 
-// writeMessages writes resp (when there is one) and any notifications queued
-// meanwhile, one line each, and flushes. Each message is encoded into the
-// writer's free space when it fits (appendMessage: json.Marshal's bytes).
-func writeMessages(w *bufio.Writer, resp any, notes <-chan mcp.JSONRPCNotification) error {
+// writeMessages writes resp, the answer to msg, when there
+// is one, and any notifications queued meanwhile, one line each, and
+// flushes. Each message is encoded into the writer's free space when it
+// fits (appendMessage: json.Marshal's bytes); an answer whose encoding
+// fails or panics is written as -32603 (encodeAnswer). Only a failure to
+// write is an error.
+func (s *Server) writeMessages(w *bufio.Writer, msg *inbound, resp any, notes <-chan mcp.JSONRPCNotification) error {
 	write := func(v any) error {
-		b, err := appendMessage(w.AvailableBuffer(), v)
-		if err != nil {
-			return fmt.Errorf("encode response: %w", err)
+		b := s.encodeAnswer(w.AvailableBuffer(), msg, v)
+		if len(b) == 0 {
+			return nil
 		}
-		b = append(b, '\n')
-		_, err = w.Write(b)
+		_, err := w.Write(append(b, '\n'))
 		return err
 	}
 	if resp != nil && !isNilMessage(resp) {

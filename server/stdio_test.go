@@ -39,10 +39,17 @@ func start(t *testing.T, cfg limits.Config, ctx briefing.Context, files map[stri
 	root, err := workspace.Open(dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { root.Close() })
-	s := New(Options{Limits: cfg, Context: ctx, Root: root})
+	sess := serveStdio(t, New(Options{Limits: cfg, Context: ctx, Root: root}))
+	sess.dir = dir
+	return sess
+}
+
+// serveStdio runs s's stdio loop over in-memory pipes.
+func serveStdio(t *testing.T, s *Server) *session {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	sess := &session{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1), dir: dir}
+	sess := &session{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
 	go func() {
 		err := s.ServeStdio(context.Background(), inR, outW)
 		outW.Close()

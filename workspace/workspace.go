@@ -3,9 +3,10 @@
 // It implements the path rules of SPEC section 5 (inspect): paths are
 // relative to the root or absolute and lexically under it, symbolic links are
 // followed only as Go's os.Root follows them (relative targets that stay
-// inside the root), only regular files are read, and never more than the
-// size limit plus one byte. UTF-8 validation is left to the caller, which
-// does it in the same pass as hashing.
+// inside the root), only regular files are read, never more than the size
+// limit plus one byte, and no read waits for data longer than StallTimeout.
+// UTF-8 validation is left to the caller, which does it in the same pass as
+// hashing.
 package workspace
 
 import (
@@ -15,9 +16,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
@@ -26,9 +29,20 @@ import (
 // Root is the tree that Read may read: an open os.Root and the absolute,
 // cleaned path it was opened with. It is safe for concurrent use.
 type Root struct {
-	root *os.Root
-	dir  string
+	root  *os.Root
+	dir   string
+	stall time.Duration // StallTimeout; tests shorten it
 }
+
+// StallTimeout is how long a read may wait for data. Reads of a regular
+// file on a disk never wait for an event, but some regular files of the
+// kernel do: /proc/kmsg waits for the next kernel message, for ever when
+// none comes. Such files can be polled, so each read of one is given this
+// deadline, and a read that brings nothing before it fails with
+// unreadable. A file that keeps delivering data is read to its end (or to
+// the size cap), however slowly. Files that cannot be polled (disk files)
+// take no deadline: their reads do not wait for events.
+const StallTimeout = 2 * time.Second
 
 // escapeErr is the error os.Root returns for a name that leaves the root.
 // The os package does not export it, so Open captures it once by asking an
@@ -62,7 +76,7 @@ func Open(dir string) (*Root, error) {
 			escapeErr = pe.Err
 		}
 	})
-	return &Root{root: root, dir: abs}, nil
+	return &Root{root: root, dir: abs, stall: StallTimeout}, nil
 }
 
 // Close closes the root; Read fails with unreadable afterwards.
@@ -100,6 +114,9 @@ type File struct {
 	size int64 // the fstat size: a hint
 	max  int64
 	read bool // ReadAll or Stream has read some of it
+	// polled: the file is in the runtime poller, so a read of it may wait
+	// for data, and each read gets StallTimeout as its deadline.
+	polled bool
 }
 
 // Open opens the regular file at path for reading, under Read's rules: the
@@ -132,8 +149,31 @@ func (r *Root) Open(path string, maxBytes int64) (f *File, rel string, err *errc
 		return nil, rel, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, fi.Size(), maxBytes).
 			With("size", fi.Size()).With("limit", maxBytes)
 	}
-	return &File{root: r, f: of, rel: rel, size: fi.Size(), max: maxBytes}, rel, nil
+	return newFile(r, of, rel, fi.Size(), maxBytes), rel, nil
 }
+
+// newFile wraps an open file. SetReadDeadline fails (os.ErrNoDeadline)
+// exactly for files the runtime does not poll, whose reads never wait.
+func newFile(r *Root, f *os.File, rel string, size, maxBytes int64) *File {
+	polled := f.SetReadDeadline(time.Time{}) == nil
+	return &File{root: r, f: f, rel: rel, size: size, max: maxBytes, polled: polled}
+}
+
+// readSome reads from the file's current offset, under StallTimeout when
+// the file is polled.
+func (f *File) readSome(p []byte) (int, error) {
+	if f.polled {
+		if err := f.f.SetReadDeadline(time.Now().Add(f.root.stall)); err != nil {
+			return 0, err
+		}
+	}
+	return f.f.Read(p)
+}
+
+// readerFunc is an io.Reader made of a read function.
+type readerFunc func([]byte) (int, error)
+
+func (r readerFunc) Read(p []byte) (int, error) { return r(p) }
 
 func tooLarge(rel string, maxBytes int64) *errcode.Error {
 	return errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes", rel, maxBytes).With("limit", maxBytes)
@@ -156,7 +196,7 @@ func (f *File) ReadAll(watch func(filled []byte)) ([]byte, *errcode.Error) {
 	if err := f.rewind(); err != nil {
 		return nil, err
 	}
-	data, over, rerr := readBounded(f.f, f.size, f.max, watch)
+	data, over, rerr := readBounded(readerFunc(f.readSome), f.size, f.max, watch)
 	if rerr != nil {
 		return nil, f.root.classify(f.rel, rerr)
 	}
@@ -178,7 +218,7 @@ func (f *File) Stream(window []byte, fn func(chunk []byte) bool) (int64, *errcod
 	var size int64
 	for {
 		w := window[:min(int64(len(window)), f.max+1-size)]
-		n, rerr := f.f.Read(w)
+		n, rerr := f.readSome(w)
 		size += int64(n)
 		if size > f.max {
 			return size, tooLarge(f.rel, f.max)
@@ -244,24 +284,51 @@ func (r *Root) resolve(path string) (string, *errcode.Error) {
 	case path == "":
 		return "", errcode.New(errcode.InvalidArgument, "path is empty")
 	case !utf8.ValidString(path):
-		return "", errcode.New(errcode.InvalidArgument, "path %q is not valid utf-8", path)
+		return "", errcode.New(errcode.InvalidArgument, "path %s is not valid utf-8", quoteName(path))
 	case strings.IndexByte(path, 0) >= 0:
 		// No file name can hold a NUL byte: the system call would cut the
 		// name there (Go refuses it with EINVAL instead), so it is the
 		// argument that is wrong, not the file that is missing.
-		return "", errcode.New(errcode.InvalidArgument, "path %q contains a nul byte", path)
+		return "", errcode.New(errcode.InvalidArgument, "path %s contains a nul byte", quoteName(path))
 	}
 	clean := filepath.Clean(path)
 	if filepath.IsAbs(clean) {
 		rel, err := filepath.Rel(r.dir, clean)
 		if err != nil || !filepath.IsLocal(rel) {
-			return "", errcode.New(errcode.PathOutsideRoot, "path %q is outside the root %q", path, r.dir)
+			return "", errcode.New(errcode.PathOutsideRoot, "path %s is outside the root %q", quoteName(path), r.dir)
 		}
 		clean = rel
 	} else if !filepath.IsLocal(clean) {
-		return "", errcode.New(errcode.PathOutsideRoot, "path %q leaves the root %q", path, r.dir)
+		return "", errcode.New(errcode.PathOutsideRoot, "path %s leaves the root %q", quoteName(path), r.dir)
+	}
+	if len(clean) >= maxPath {
+		// The system refuses such a name (ENAMETOOLONG), but os.Root
+		// would first split it into its components and walk them: an
+		// 8 MiB path of a/a/... took hundreds of megabytes before it
+		// failed. Refused here, before any system call.
+		return "", errcode.New(errcode.Unreadable, "cannot read %s: file name too long (the system takes paths of at most %d bytes)",
+			quoteName(clean), maxPath-1)
 	}
 	return filepath.ToSlash(clean), nil
+}
+
+// maxPath is the system's PATH_MAX: a path passed to it has fewer bytes
+// (the count includes the final NUL). Linux's; macOS's is smaller, and
+// refuses longer paths itself.
+const maxPath = 4096
+
+// quoteName quotes a path for a message, cut to its first 200 bytes (on a
+// character boundary) with its size when it has more than 256: a message
+// names the path, it need not repeat a megabyte of it.
+func quoteName(p string) string {
+	if len(p) <= 256 {
+		return strconv.Quote(p)
+	}
+	n := 200
+	for n > 0 && !utf8.RuneStart(p[n]) {
+		n--
+	}
+	return strconv.Quote(p[:n]) + fmt.Sprintf("... (%d bytes)", len(p))
 }
 
 // classify turns an error from os.Root or from reading into a SPEC code.
@@ -275,6 +342,9 @@ func (r *Root) classify(rel string, err error) *errcode.Error {
 	case errors.Is(err, syscall.ENOTDIR):
 		// "a.go/b" where a.go is a file: nothing can exist there.
 		return errcode.New(errcode.NotFound, "file %q not found: a parent is not a directory", rel)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return errcode.New(errcode.Unreadable,
+			"cannot read %q: it gave no data for %s (a file that waits for events, like /proc/kmsg)", rel, r.stall)
 	case errors.Is(err, syscall.ENXIO):
 		// Opening for reading fails with ENXIO only on a socket or a
 		// device without its driver; it is reached only when the file

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -560,4 +561,134 @@ func TestStream(t *testing.T) {
 	assert.Equal(t, errcode.TooLarge, serr.Code)
 	assert.Equal(t, int64(1001), n)
 	assert.Equal(t, 0, streamed, "the chunk that passed the limit is not handed over")
+}
+
+// TestReadStalls: a file that can be polled and brings no data (as
+// /proc/kmsg with no kernel message to give) fails with unreadable once
+// the stall timeout passes, and one that brings data is read to its end.
+// A pipe stands in for such a file: the runtime polls it as it polls
+// /proc/kmsg, and a test can decide what it delivers.
+func TestReadStalls(t *testing.T) {
+	t.Parallel()
+	root, err := Open(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
+	root.stall = 20 * time.Millisecond
+
+	tests := []struct {
+		name   string
+		stream bool
+		data   string // written before the read
+		close  bool   // the writer ends: EOF after data
+	}{
+		{name: "ReadAll, nothing"},
+		{name: "ReadAll, data then nothing", data: "some\n"},
+		{name: "Stream, nothing", stream: true},
+		{name: "Stream, data then nothing", stream: true, data: "some\n"},
+		{name: "ReadAll, data then EOF", data: "all\n", close: true},
+		{name: "Stream, data then EOF", stream: true, data: "all\n", close: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pr, pw, err := os.Pipe()
+			require.NoError(t, err)
+			t.Cleanup(func() { pr.Close(); pw.Close() })
+			_, err = pw.WriteString(tt.data)
+			require.NoError(t, err)
+			if tt.close {
+				require.NoError(t, pw.Close())
+			}
+			f := newFile(root, pr, "kmsg", 0, 1<<20)
+			require.True(t, f.polled)
+			done := make(chan readResult, 1)
+			go func() {
+				var got []byte
+				var rerr *errcode.Error
+				if tt.stream {
+					_, rerr = f.Stream(make([]byte, 64), func(c []byte) bool { got = append(got, c...); return true })
+				} else {
+					got, rerr = f.ReadAll(nil)
+				}
+				done <- readResult{data: got, err: rerr}
+			}()
+			var got []byte
+			var rerr *errcode.Error
+			select {
+			case r := <-done:
+				got, rerr = r.data, r.err
+			case <-time.After(deadline):
+				t.Fatalf("the read did not return within %v", deadline)
+			}
+			if tt.close {
+				require.Nil(t, rerr)
+				assert.Equal(t, tt.data, string(got))
+				return
+			}
+			require.NotNil(t, rerr)
+			assert.Equal(t, errcode.Unreadable, rerr.Code)
+			assert.Equal(t, `cannot read "kmsg": it gave no data for 20ms (a file that waits for events, like /proc/kmsg)`, rerr.Msg)
+		})
+	}
+}
+
+// TestReadDiskFileNotPolled: a file on disk is not polled, so its reads
+// take no deadline at all.
+func TestReadDiskFileNotPolled(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("x"), 0o644))
+	root, err := Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
+	f, _, oerr := root.Open("a", 10)
+	require.Nil(t, oerr)
+	defer f.Close()
+	assert.False(t, f.polled)
+}
+
+// TestReadPathTooLong: a path that, cleaned, is longer than the system
+// takes is unreadable before any system call, with a message that names
+// it cut; one that cleans to a shorter path is read.
+func TestReadPathTooLong(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644))
+	root, err := Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
+
+	deep := strings.Repeat("d/", 2047) + "b" // 4095 bytes: as long as the system takes
+	tests := []struct {
+		name, path string
+		code       errcode.Code
+		msg        string
+	}{
+		{"4095 bytes", deep, errcode.NotFound, ""},
+		{"4096 bytes", deep + "b", errcode.Unreadable,
+			`cannot read "` + strings.Repeat("d/", 100) + `"... (4096 bytes): file name too long (the system takes paths of at most 4095 bytes)`},
+		{"8 MiB of a/", strings.Repeat("a/", 4<<20) + "b", errcode.Unreadable, ""},
+		{"cleans to a.txt", strings.Repeat("./", 4<<10) + "a.txt", "", ""},
+		{"8 MiB of ../", strings.Repeat("../", 1<<20) + "x", errcode.PathOutsideRoot,
+			`path "` + strings.Repeat("../", 66) + `.."... (3145729 bytes) leaves the root ` + strconv.Quote(root.Dir())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := readWithin(t, root, tt.path, 1<<20)
+			if tt.code == "" {
+				require.Nil(t, got.err)
+				assert.Equal(t, "x", string(got.data))
+				return
+			}
+			require.NotNil(t, got.err)
+			assert.Equal(t, tt.code, got.err.Code, got.err.Msg)
+			if tt.msg != "" {
+				assert.Equal(t, tt.msg, got.err.Msg)
+			}
+			if tt.code != errcode.NotFound {
+				assert.Less(t, len(got.err.Msg), 400, "the message names the path cut")
+			}
+		})
+	}
 }

@@ -73,6 +73,10 @@ type serverFlags struct {
 	httpToken *string
 	steps     *string
 	write     *bool
+	// The HTTP transport's and the heap's, beside the limits.
+	http        *server.HTTPOptions
+	memorySlack *int64
+	maxSessions *int64
 }
 
 // newServerFlags returns the server's flag set, every flag registered with
@@ -93,6 +97,13 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.httpToken = fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
 	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
 	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
+	f.memorySlack, f.maxSessions = new(int64), new(int64)
+	*f.memorySlack, *f.maxSessions = server.DefaultMemorySlack, server.DefaultMaxSessions
+	fs.Var(limits.Count(f.memorySlack, 0), "memory-slack", "bytes of garbage the heap may hold beside the stored results before it is collected (0: Go's default collector)")
+	f.http = &server.HTTPOptions{}
+	fs.DurationVar(&f.http.ReadTimeout, "http-read-timeout", server.DefaultReadTimeout, "time an HTTP request has to send its headers, and then its body")
+	fs.DurationVar(&f.http.WriteTimeout, "http-write-timeout", server.DefaultWriteTimeout, "time a client has to take each HTTP answer")
+	fs.Var(limits.Count(f.maxSessions, 1), "max-sessions", "live HTTP sessions at most; initialize past it gets 503")
 	return fs, f
 }
 
@@ -104,6 +115,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	cfg := *f.limits
+	httpOpts := *f.http
+	httpOpts.Log = stderr
+	httpOpts.MaxSessions = int(min(*f.maxSessions, 1<<31-1))
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loom-results: unexpected argument %q (the commands are %s)\n", fs.Arg(0), commandNames())
 		return usageError{errors.New("unexpected argument")}
@@ -132,6 +146,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			fmt.Fprintf(stderr, "loom-results: --http: %v\n", err)
 			return usageError{err}
 		}
+		if err := httpOpts.Check(); err != nil {
+			fmt.Fprintf(stderr, "loom-results: %v\n", err)
+			return usageError{err}
+		}
 	}
 	r, err := workspace.Open(*f.root)
 	if err != nil {
@@ -145,10 +163,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		// not guess.
 		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
 	}
-	s := server.New(server.Options{Limits: cfg, Context: policy, Steps: limits.Steps(*f.steps), Write: *f.write, Root: r})
+	s := server.New(server.Options{Limits: cfg, Context: policy, Steps: limits.Steps(*f.steps), Write: *f.write, Root: r,
+		Log: stderr, MemorySlack: *f.memorySlack})
 
 	if *f.httpAddr != "" {
-		return s.ServeHTTP(ctx, server.HTTPOptions{Addr: *f.httpAddr, Token: *f.httpToken, Log: stderr})
+		httpOpts.Addr, httpOpts.Token = *f.httpAddr, *f.httpToken
+		return s.ServeHTTP(ctx, httpOpts)
 	}
 	// Serve on its own goroutine so that a signal ends the process even
 	// while a read of stdin blocks.

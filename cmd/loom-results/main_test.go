@@ -46,6 +46,10 @@ func TestRunUsage(t *testing.T) {
 		{"replay without scripts", []string{"replay"}, "usage: loom-results replay"},
 		{"replay's unknown flag", []string{"replay", "--nope"}, "flag provided but not defined: -nope"},
 		{"bench-edits' stray argument", []string{"bench-edits", "x"}, `unexpected argument "x"`},
+		{"negative memory slack", []string{"--memory-slack", "-1"}, "memory-slack"},
+		{"no sessions", []string{"--http", "127.0.0.1:0", "--max-sessions", "0"}, "max-sessions"},
+		{"zero read timeout", []string{"--http", "127.0.0.1:0", "--http-read-timeout", "0s"}, "--http-read-timeout 0s: must be positive"},
+		{"zero write timeout", []string{"--http", "127.0.0.1:0", "--http-write-timeout", "0s"}, "--http-write-timeout 0s: must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,45 @@
+package results
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMemoryLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ used, slack, want int64 }{
+		{0, 24 << 20, 24 << 20},
+		{16 << 20, 24 << 20, 24<<20 + 17<<20},
+		{1 << 30, 24 << 20, 24<<20 + 17<<26},
+		{math.MaxInt64 - 10, 1, math.MaxInt64},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, memoryLimit(tt.used, tt.slack), "used %d slack %d", tt.used, tt.slack)
+	}
+}
+
+// TestFollowMemory: the runtime's memory limit follows the bytes the
+// quota holds, as they are reserved and given back. It changes the
+// process's limit, so it runs alone and puts the limit back.
+func TestFollowMemory(t *testing.T) {
+	if limit := debug.SetMemoryLimit(-1); limit != math.MaxInt64 {
+		t.Skipf("the process has a memory limit of its own (%d)", limit)
+	}
+	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
+	q := NewQuota(1 << 30)
+	FollowMemory(q, 24<<20)
+	assert.Equal(t, int64(24<<20), debug.SetMemoryLimit(-1))
+	require.True(t, q.reserve(16<<20))
+	assert.Equal(t, int64(24<<20+17<<20), debug.SetMemoryLimit(-1))
+	q.release(16 << 20)
+	assert.Equal(t, int64(24<<20), debug.SetMemoryLimit(-1))
+
+	// Off: the limit is left as it is.
+	debug.SetMemoryLimit(math.MaxInt64)
+	FollowMemory(NewQuota(1<<30), 0)
+	assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1))
+}

@@ -1,0 +1,349 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loom-results/loom-results/limits"
+)
+
+// Slow clients over HTTP: bodies that come slowly or not at all, answers
+// not taken, refusals that must not wait for a body, and the session cap.
+// Each raw connection has a 10 s deadline: a safety net that fails a test
+// whose server waits, never a measure.
+
+const safety = 10 * time.Second
+
+// rawConn is a client connection written by hand.
+type rawConn struct {
+	t *testing.T
+	net.Conn
+	r *bufio.Reader
+}
+
+func dialRaw(t *testing.T, serverURL string) *rawConn {
+	t.Helper()
+	u, err := url.Parse(serverURL)
+	require.NoError(t, err)
+	conn, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	require.NoError(t, conn.SetDeadline(time.Now().Add(safety)))
+	return &rawConn{t: t, Conn: conn, r: bufio.NewReader(conn)}
+}
+
+// send writes a request's head (method, path, headers as name, value
+// pairs, the Host header added) and then part of its body.
+func (c *rawConn) send(method, path string, body string, headers ...string) {
+	c.t.Helper()
+	var b strings.Builder
+	b.WriteString(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+	for i := 0; i+1 < len(headers); i += 2 {
+		b.WriteString(headers[i] + ": " + headers[i+1] + "\r\n")
+	}
+	b.WriteString("\r\n" + body)
+	_, err := io.WriteString(c, b.String())
+	require.NoError(c.t, err)
+}
+
+// response reads one response, its body whole.
+func (c *rawConn) response() (*http.Response, []byte) {
+	c.t.Helper()
+	resp, err := http.ReadResponse(c.r, nil)
+	require.NoError(c.t, err, "no answer from the server")
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(c.t, err)
+	return resp, body
+}
+
+// closed requires the server to close the connection.
+func (c *rawConn) closed() {
+	c.t.Helper()
+	_, err := c.r.ReadByte()
+	require.ErrorIs(c.t, err, io.EOF, "the server keeps the connection open")
+}
+
+func TestHTTPRefusalsDoNotWaitForTheBody(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.MaxMessageBytes = 1000
+	s := newTestServer(t, cfg, nil)
+	_, c := newHTTPFixture(t, s, HTTPOptions{Token: "s3cret"})
+	live := c.initialize()
+	auth := []string{"Authorization", "Bearer s3cret"}
+
+	tests := []struct {
+		name, method, path string
+		headers            []string
+		length             int
+		want               int
+	}{
+		{"no token", "POST", "/mcp", nil, 100, http.StatusUnauthorized},
+		{"no token, chunked", "POST", "/mcp", []string{"Transfer-Encoding", "chunked"}, -1, http.StatusUnauthorized},
+		{"wrong path", "POST", "/other", auth, 100, http.StatusNotFound},
+		{"unserved protocol", "POST", "/mcp", append([]string{"MCP-Protocol-Version", "2026-07-28"}, auth...), 100, http.StatusBadRequest},
+		{"GET", "GET", "/mcp", auth, 100, http.StatusMethodNotAllowed},
+		{"Accept without JSON", "POST", "/mcp", append([]string{"Accept", "text/event-stream"}, auth...), 100, http.StatusNotAcceptable},
+		{"unknown session", "POST", "/mcp", append([]string{sessionHeader, "no-such-session"}, auth...), 100, http.StatusNotFound},
+		{"declared over the limit", "POST", "/mcp", append([]string{sessionHeader, live}, auth...), 5000, http.StatusRequestEntityTooLarge},
+		{"DELETE", "DELETE", "/mcp", append([]string{sessionHeader, "no-such-session"}, auth...), 100, http.StatusNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			conn := dialRaw(t, c.url)
+			headers := tt.headers
+			if tt.length >= 0 {
+				headers = append(headers, "Content-Length", strconv.Itoa(tt.length))
+			}
+			// One byte of the body, and then nothing: the answer must
+			// not wait for the rest.
+			body := "{"
+			if tt.length < 0 {
+				body = "1\r\n{\r\n"
+			}
+			conn.send(tt.method, tt.path, body, headers...)
+			resp, _ := conn.response()
+			assert.Equal(t, tt.want, resp.StatusCode)
+			assert.True(t, resp.Close, "the connection is closed after the answer")
+			conn.closed()
+		})
+	}
+	// The session was not touched.
+	assert.Equal(t, "step 2", text(c.call(live, 1, "begin_step", `{}`)))
+}
+
+// TestHTTPSlowBodyHoldsNoSession: a request of session A whose body is
+// still arriving does not keep A's briefing, nor its share of the
+// process-wide quota, once A has ended (with --max-total-bytes 8388608: A
+// inspects 6 MiB, another connection sends A's headers and one byte of
+// its body, DELETE A answers 204, and B's 6 MiB inspect must be kept).
+func TestHTTPSlowBodyHoldsNoSession(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.MaxTotalBytes = 8 << 20
+	s := newTestServer(t, cfg, map[string]string{"big.txt": strings.Repeat("0123456789abcde\n", 6<<20/16)})
+	reading := make(chan struct{}, 1)
+	_, c := newHTTPFixture(t, s, HTTPOptions{}, func(tr *httpTransport) {
+		tr.readingBody = func(r *http.Request) {
+			if r.Header.Get("X-Slow") != "" {
+				reading <- struct{}{}
+			}
+		}
+	})
+	a := c.initialize()
+	c.call(a, 1, "inspect", `{"paths":["big.txt"]}`)
+	require.Equal(t, int64(6<<20), s.quota.Used())
+
+	slow := dialRaw(t, c.url)
+	slow.send("POST", "/mcp", "{", sessionHeader, a, "Content-Length", "100", "Accept", "application/json", "X-Slow", "1")
+	select {
+	case <-reading:
+	case <-time.After(safety):
+		t.Fatal("the slow request never reached its body")
+	}
+	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, a, "").status)
+	assert.Equal(t, int64(0), s.quota.Used(), "A's bytes are freed at once")
+
+	b := c.initialize()
+	entry := structured(c.call(b, 1, "inspect", `{"paths":["big.txt"]}`))["results"].([]any)[0].(map[string]any)
+	assert.Equal(t, "r1", entry["id"], "B's 6 MiB are kept: %v", entry)
+	assert.Equal(t, int64(6<<20), s.quota.Used())
+}
+
+func TestHTTPBodyDeadline(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, limits.Defaults(), nil)
+	_, c := newHTTPFixture(t, s, HTTPOptions{ReadTimeout: 20 * time.Millisecond})
+	id := c.initialize()
+	tests := []struct {
+		name    string
+		body    string
+		headers []string
+	}{
+		{"one byte of 100", "{", []string{"Content-Length", "100"}},
+		{"none of 100", "", []string{"Content-Length", "100"}},
+		{"chunked, stalled", "1\r\n{\r\n", []string{"Transfer-Encoding", "chunked"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			conn := dialRaw(t, c.url)
+			conn.send("POST", "/mcp", tt.body, append([]string{sessionHeader, id, "Accept", "application/json"}, tt.headers...)...)
+			resp, body := conn.response()
+			assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode)
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(body, &m), "%s", body)
+			assert.Equal(t, "the request body did not arrive within 20ms (--http-read-timeout)", m["error"].(map[string]any)["message"])
+			conn.closed()
+		})
+	}
+	assert.Equal(t, "step 2", text(c.call(id, 1, "begin_step", `{}`)), "the session goes on")
+}
+
+// slowReaders starts s's transport on a server whose connections have
+// small kernel buffers, so that an answer of a few hundred KiB fills them
+// when the client does not read; closed receives each connection the
+// server closes.
+func slowReaders(t *testing.T, s *Server, opts HTTPOptions) (tr *httpTransport, c *httpClient, closed <-chan struct{}) {
+	t.Helper()
+	opts.Addr = "127.0.0.1:0"
+	tr = s.newHTTPTransport(opts)
+	ch := make(chan struct{}, 16)
+	ts := httptest.NewUnstartedServer(tr)
+	ts.Config.ConnState = func(conn net.Conn, state http.ConnState) {
+		switch state {
+		case http.StateNew:
+			conn.(*net.TCPConn).SetWriteBuffer(4096)
+		case http.StateClosed:
+			ch <- struct{}{}
+		}
+	}
+	ts.Start()
+	t.Cleanup(func() {
+		ts.Close()
+		tr.closeAll()
+	})
+	return tr, &httpClient{t: t, url: ts.URL + "/mcp", hc: ts.Client()}, ch
+}
+
+// bigAnswer is an expand_edit whose answer holds 1 MiB of expanded text,
+// retained as an edit result of 1 MiB.
+var bigAnswer = callBody(5, "expand_edit", `{"arguments":{"content":{"$compose":["`+strings.Repeat("x", 1<<20)+`"]}}}`)
+
+// unreadAnswer sends bigAnswer in session id on a connection that reads
+// nothing back.
+func unreadAnswer(t *testing.T, c *httpClient, id string) *rawConn {
+	t.Helper()
+	conn := dialRaw(t, c.url)
+	require.NoError(t, conn.Conn.(*net.TCPConn).SetReadBuffer(4096))
+	conn.send("POST", "/mcp", bigAnswer, sessionHeader, id, "Accept", "application/json", "Content-Length", strconv.Itoa(len(bigAnswer)))
+	return conn
+}
+
+func TestHTTPWriteDeadline(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, limits.Defaults(), nil)
+	_, c, closed := slowReaders(t, s, HTTPOptions{WriteTimeout: 20 * time.Millisecond})
+	id := c.initialize()
+	conn := unreadAnswer(t, c, id)
+	// The server gives up on the answer and closes the connection...
+	select {
+	case <-closed:
+	case <-time.After(safety):
+		t.Fatal("the server still waits for the client to take its answer")
+	}
+	// ...so the client, reading at last, gets less than the answer.
+	resp, err := http.ReadResponse(conn.r, nil)
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+	}
+	assert.Error(t, err, "the answer is cut off")
+	assert.Equal(t, "step 2", text(c.call(id, 1, "begin_step", `{}`)), "the session goes on")
+}
+
+// TestHTTPUnreadAnswerHoldsNoSession: a session whose answer is still
+// being written to a client that does not read it can end, and its bytes
+// are freed at once.
+func TestHTTPUnreadAnswerHoldsNoSession(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, limits.Defaults(), nil)
+	tr, c, _ := slowReaders(t, s, HTTPOptions{})
+	id := c.initialize()
+	sess := sessionOf(t, tr, id)
+	unreadAnswer(t, c, id)
+	// The call is done (its edit result is kept) and only its answer is
+	// left to write, to a client that does not read it.
+	eventually(t, func() bool { return s.quota.Used() == 1<<20 && activeRequests(tr, sess) == 0 })
+	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, id, "").status)
+	assert.Equal(t, int64(0), s.quota.Used())
+}
+
+func TestHTTPSessionCap(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.IdleTimeout = 7 * time.Minute
+	s := newTestServer(t, cfg, nil)
+	clock := &fakeClock{}
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	_, c := newHTTPFixture(t, s, HTTPOptions{MaxSessions: 2}, func(tr *httpTransport) {
+		tr.afterFunc = clock.afterFunc
+		tr.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	})
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+
+	first := c.initialize()
+	advance(time.Minute)
+	c.initialize()
+	advance(time.Minute)
+	a := c.post("", initBody)
+	assert.Equal(t, http.StatusServiceUnavailable, a.status)
+	// The first session, idle for 2 of its 7 minutes, ends in 5.
+	assert.Equal(t, "300", a.header.Get("Retry-After"))
+	e := rpcErr(t, a)
+	assert.Equal(t, float64(-32000), e["code"])
+	assert.Equal(t, "the server holds its limit of 2 sessions (--max-sessions): end one with DELETE, or retry in 300 s", e["message"])
+	assert.Equal(t, float64(0), a.json(t)["id"])
+
+	// Ending a session makes room.
+	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, first, "").status)
+	c.initialize()
+	assert.Equal(t, http.StatusServiceUnavailable, c.post("", initBody).status)
+}
+
+func TestHTTPSessionCapNoIdleTimeout(t *testing.T) {
+	t.Parallel()
+	cfg := limits.Defaults()
+	cfg.IdleTimeout = 0
+	s := newTestServer(t, cfg, nil)
+	_, c := newHTTPFixture(t, s, HTTPOptions{MaxSessions: 1})
+	c.initialize()
+	a := c.post("", initBody)
+	assert.Equal(t, http.StatusServiceUnavailable, a.status)
+	assert.Equal(t, "60", a.header.Get("Retry-After"))
+}
+
+// TestServeHTTPHeaderDeadline: a connection that never completes its
+// request's headers is closed after --http-read-timeout.
+func TestServeHTTPHeaderDeadline(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, limits.Defaults(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := make(logLines, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.ServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Log: logs, ReadTimeout: 20 * time.Millisecond})
+	}()
+	var serverURL string
+	select {
+	case line := <-logs:
+		serverURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`).FindString(line)
+		require.NotEmpty(t, serverURL, "log line %q names no URL", line)
+	case err := <-done:
+		t.Fatalf("ServeHTTP returned %v", err)
+	}
+	conn := dialRaw(t, serverURL)
+	_, err := io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+	require.NoError(t, err)
+	_, err = io.ReadAll(conn.r)
+	require.NoError(t, err, "the server closes the connection (EOF), before the client's safety deadline")
+	cancel()
+	require.NoError(t, <-done)
+}

@@ -1,0 +1,127 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+)
+
+// FuzzReadMessage fuzzes the reader both transports use (readMessage),
+// seeded with every conformance script's client lines and the hostile
+// tests' messages. Properties: no
+// panic; one reading (what readMessage took is what a plain, exact-name
+// decoding of the body finds, and what mcp-go decodes from the canonical
+// envelope it is given); and every answer is the same bytes whether the
+// server answers the message itself (a plain tools/call) or through
+// mcp-go (the twin of encode_test.go, one session fed every input in turn).
+func FuzzReadMessage(f *testing.F) {
+	scripts, err := filepath.Glob("../conformance/testdata/*.txtar")
+	require.NoError(f, err)
+	require.NotEmpty(f, scripts)
+	for _, file := range scripts {
+		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		for _, line := range parseTxtar(f, data).client {
+			f.Add(line)
+		}
+	}
+	// The hostile tables' messages: case-insensitive doubles, deep ones.
+	for _, tt := range oneReading {
+		f.Add([]byte(tt.body))
+	}
+	for _, tt := range malformed {
+		f.Add([]byte(tt.body))
+	}
+	dir := f.TempDir()
+	for name, body := range map[string]string{"a.txt": "x\ny\n", "j.json": `{"k": [1, "two", {"三": null}]}`} {
+		require.NoError(f, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	cfg := limits.Defaults()
+	cfg.MaxMessageBytes = 1 << 20
+	tw := newTwin(f, Options{Limits: cfg, Context: briefing.Legacy}, dir)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		tw.t = t
+		body = bytes.ReplaceAll(body, []byte("$ROOT"), []byte(dir))
+		msg, bad := readMessage(body)
+		if bad != nil {
+			assert.Equal(t, !json.Valid(body), bad.Error.Code == mcp.PARSE_ERROR, "-32700 exactly when encoding/json refuses the body")
+		} else {
+			checkSingleReading(t, body, msg)
+		}
+		tw.exchange(body)
+	})
+}
+
+// checkSingleReading holds what readMessage took of body to an independent
+// reading: encoding/json decoding the members by their exact names (a map
+// keeps the last of a repeated name, as readMessage does), and to what
+// mcp-go decodes, folding case, from the canonical envelope.
+func checkSingleReading(t *testing.T, body []byte, msg inbound) {
+	t.Helper()
+	var exact map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(body, &exact), "readMessage took a body that is not an object")
+	if raw, ok := exact["method"]; ok {
+		var method string
+		require.NoError(t, json.Unmarshal(raw, &method))
+		assert.Equal(t, method, msg.method)
+	} else {
+		assert.True(t, msg.response, "no method: only a response is taken")
+	}
+	if raw, ok := exact["id"]; ok && string(raw) != "null" {
+		assert.Equal(t, string(raw), string(msg.id))
+	} else {
+		assert.Nil(t, msg.id)
+	}
+	if msg.response {
+		return
+	}
+	var base struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		ID      any    `json:"id"`
+		Result  any    `json:"result"`
+		Params  struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	canonical := msg.mcpBody()
+	if err := json.Unmarshal(canonical, &base); err != nil {
+		// mcp-go refuses it too (params of the wrong type, an id past
+		// float64): it answers, and the twin compares that answer.
+		return
+	}
+	assert.Equal(t, msg.method, base.Method, "mcp-go reads another method from %s", canonical)
+	assert.Equal(t, msg.id == nil, base.ID == nil, "mcp-go reads another id from %s", canonical)
+	assert.Nil(t, base.Result, "mcp-go would take %s for a response", canonical)
+	if raw, ok := exact["jsonrpc"]; ok {
+		var v any
+		require.NoError(t, json.Unmarshal(raw, &v))
+		s, _ := v.(string)
+		assert.Equal(t, s, base.JSONRPC)
+	} else {
+		assert.Empty(t, base.JSONRPC)
+	}
+	if !msg.call {
+		return
+	}
+	var params map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(exact["params"], &params))
+	assert.Equal(t, string(params["arguments"]), string(msg.args), "the tool's arguments")
+	var name string
+	if json.Unmarshal(params["name"], &name) == nil {
+		assert.Equal(t, name, base.Params.Name, "mcp-go reads another tool name from %s", canonical)
+	}
+	if msg.plain {
+		assert.Equal(t, name, msg.tool)
+	}
+}

@@ -1,0 +1,172 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// unencodable is structured content whose encoding panics: a fault in the
+// transport's writing, after the tool has returned.
+type unencodable struct{}
+
+func (unencodable) MarshalJSON() ([]byte, error) { panic("unencodable answer") }
+
+// withFaultyTools returns a server with two tools that only tests
+// register: "panics" panics inside its briefing call, "unencodable"
+// returns an answer whose encoding panics.
+func withFaultyTools(t *testing.T, log *syncBuffer) *Server {
+	t.Helper()
+	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "x\ny\n"})
+	s.opts.Log = log
+	noArgs := schema(nil)
+	s.mcp.AddTools(
+		mcpserver.ServerTool{
+			Tool: mcp.Tool{Name: "panics", RawInputSchema: noArgs},
+			Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+				var a []int
+				_ = a[len(raw)] // index out of range
+				return nil
+			}),
+		},
+		mcpserver.ServerTool{
+			Tool: mcp.Tool{Name: "unencodable", RawInputSchema: noArgs},
+			Handler: serve(func(*briefing.Briefing, json.RawMessage) *mcp.CallToolResult {
+				return success("x", unencodable{})
+			}),
+		},
+	)
+	return s
+}
+
+// faults are the calls that fail inside the server, and what the -32603
+// answer names.
+var faults = []struct {
+	name, body, what string
+}{
+	{"tool panics (direct path)", toolCall("1", "panics", `{}`), "tools/call panics: runtime error: index out of range [2] with length 0"},
+	{"tool panics (through mcp-go)", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panics","arguments":{},"_meta":{"progressToken":1}}}`, "tools/call: runtime error: index out of range [2] with length 0"},
+	{"answer cannot be encoded", toolCall("1", "unencodable", `{}`), "tools/call unencodable: unencodable answer"},
+}
+
+func TestStdioRecoversPanics(t *testing.T) {
+	t.Parallel()
+	var log syncBuffer
+	s := serveStdio(t, withFaultyTools(t, &log))
+	res := s.call(7, "inspect", `{"paths":["a.txt"]}`)
+	require.Nil(t, res["isError"])
+	for i, tt := range faults {
+		t.Run(tt.name, func(t *testing.T) {
+			s.t = t
+			s.send(tt.body)
+			m := s.recv()
+			assert.Equal(t, float64(1), m["id"])
+			e := rpcErrorOf(t, m)
+			assert.Equal(t, float64(-32603), e["code"])
+			assert.Equal(t, "internal error serving "+tt.what+" (the server logged it and goes on serving)", e["message"])
+			// The briefing goes on: its result reads, its step moves.
+			assert.Equal(t, "step "+itoa(i+2), text(s.call(2, "begin_step", `{}`)))
+			assert.Equal(t, "y\n", text(s.call(3, "get_lines", `{"result":"r1","first":2}`)))
+		})
+	}
+	s.t = t
+	// A notification that panics gets no answer, as any notification.
+	s.send(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"panics","arguments":{}}}`)
+	assert.Equal(t, "step 5", text(s.call(4, "begin_step", `{}`)))
+
+	got := log.String()
+	assert.Equal(t, len(faults), strings.Count(got, "loom-results: internal error serving "))
+	assert.Contains(t, got, "goroutine ", "the stack is logged")
+	assert.Contains(t, got, "recover_test.go", "the stack names the faulty code")
+}
+
+func TestHTTPRecoversPanics(t *testing.T) {
+	t.Parallel()
+	var log syncBuffer
+	s := withFaultyTools(t, &log)
+	tr, c := newHTTPFixture(t, s, HTTPOptions{})
+	id := c.initialize()
+	c.call(id, 7, "inspect", `{"paths":["a.txt"]}`)
+	for i, tt := range faults {
+		t.Run(tt.name, func(t *testing.T) {
+			c := *c
+			c.t = t
+			a := c.post(id, tt.body)
+			require.Equal(t, http.StatusOK, a.status, "%s", a.body)
+			e := rpcErr(t, a)
+			assert.Equal(t, float64(-32603), e["code"])
+			assert.Equal(t, "internal error serving "+tt.what+" (the server logged it and goes on serving)", e["message"])
+			assert.Equal(t, float64(1), a.json(t)["id"])
+			assert.Equal(t, "step "+itoa(i+2), text(c.call(id, 2, "begin_step", `{}`)))
+		})
+	}
+	assert.Equal(t, len(faults), strings.Count(log.String(), "loom-results: internal error serving "))
+	// The session ends and frees its briefing as any other: no call of it
+	// is left counted as running.
+	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, id, "").status)
+	assert.Equal(t, int64(0), s.quota.Used())
+	assert.Empty(t, tr.sessions)
+}
+
+// panicWriter panics the first time its header is asked for: a fault in
+// the transport before it has written anything.
+type panicWriter struct {
+	*httptest.ResponseRecorder
+	asked bool
+}
+
+func (w *panicWriter) Header() http.Header {
+	if !w.asked {
+		w.asked = true
+		panic("transport fault")
+	}
+	return w.ResponseRecorder.Header()
+}
+
+func TestHTTPRecoversTransportPanic(t *testing.T) {
+	t.Parallel()
+	var log syncBuffer
+	s := newTestServer(t, limits.Defaults(), nil)
+	s.opts.Log = &log
+	tr := s.newHTTPTransport(HTTPOptions{Addr: "127.0.0.1:0"})
+	w := &panicWriter{ResponseRecorder: httptest.NewRecorder()}
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
+	require.NotPanics(t, func() { tr.ServeHTTP(w, req) })
+	assert.Equal(t, http.StatusInternalServerError, w.Code)
+	assert.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &m), "%s", w.Body)
+	assert.Nil(t, m["id"])
+	assert.Equal(t, float64(-32603), m["error"].(map[string]any)["code"])
+	assert.Contains(t, log.String(), "transport fault")
+}
