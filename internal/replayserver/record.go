@@ -87,17 +87,14 @@ type lineTee struct {
 	part []byte
 }
 
+// Write notes the lines of p before it passes them on: the answer to a
+// request may be read before a Write that sent it returns.
 func (t *lineTee) Write(p []byte) (int, error) {
-	n := len(p)
-	if t.WriteCloser != nil {
-		var err error
-		if n, err = t.WriteCloser.Write(p); err != nil {
-			t.split(p[:n])
-			return n, err
-		}
+	t.split(p)
+	if t.WriteCloser == nil {
+		return len(p), nil
 	}
-	t.split(p[:n])
-	return n, nil
+	return t.WriteCloser.Write(p)
 }
 
 func (t *lineTee) split(p []byte) {

@@ -245,3 +245,22 @@ func TestRecorder(t *testing.T) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// answeringWriter answers each request while it is being written, as a
+// fast server does before the client's Write returns.
+type answeringWriter struct{ rec *Recorder }
+
+func (w answeringWriter) Write(p []byte) (int, error) {
+	w.rec.Received([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	return len(p), nil
+}
+
+func (answeringWriter) Close() error { return nil }
+
+func TestRecorderAnswerBeforeWriteReturns(t *testing.T) {
+	t.Parallel()
+	rec := NewRecorder()
+	_, err := rec.Writer(answeringWriter{rec}).Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	require.NoError(t, err)
+	assert.Len(t, rec.Tape(), 1, "the request was noted before it was passed on")
+}
