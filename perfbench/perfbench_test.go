@@ -65,15 +65,73 @@ func TestRatioAndTargets(t *testing.T) {
 	}
 }
 
+func TestPairedRows(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		row          Row
+		wantRatio    float64
+		wantLo       float64
+		wantHi       float64
+		wantStatus   string
+		wantRatioTxt string
+	}{
+		{"median of the rounds' ratios, not the ratio of the medians",
+			Row{Loom: []float64{10, 30, 20}, BaseSamples: []float64{10, 10, 40}, Base: "b", Paired: true, Target: AtMost(1.25, "")},
+			1, 0.5, 3, "met", "1x (0.5-3)"},
+		{"missed",
+			Row{Loom: []float64{13, 14}, BaseSamples: []float64{10, 10}, Base: "b", Paired: true, Target: AtMost(1.25, "")},
+			1.35, 1.3, 1.4, "MISSED", "1.35x (1.3-1.4)"},
+		{"higher is better: base over loom",
+			Row{Loom: []float64{1000, 2000}, BaseSamples: []float64{1100, 2000}, Base: "b", Paired: true, Higher: true, Target: AtMost(1.10, "")},
+			1.05, 1, 1.1, "met", "1.05x (1-1.1)"},
+		{"a round without its baseline is left out",
+			Row{Loom: []float64{2, 4, 8}, BaseSamples: []float64{1, 2}, Base: "b", Paired: true, Target: AtMost(1, "")},
+			2, 2, 2, "MISSED", "2x"},
+		{"no baseline samples",
+			Row{Loom: []float64{2}, Base: "b", Paired: true, Target: AtMost(1, "")},
+			0, 0, 0, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.InDelta(t, tt.wantRatio, tt.row.Ratio(), 1e-9)
+			lo, hi := tt.row.RatioSpread()
+			assert.InDelta(t, tt.wantLo, lo, 1e-9)
+			assert.InDelta(t, tt.wantHi, hi, 1e-9)
+			assert.Equal(t, tt.wantStatus, tt.row.Status())
+			assert.Equal(t, tt.wantRatioTxt, tt.row.cells()[4])
+		})
+	}
+}
+
+func TestSpread(t *testing.T) {
+	t.Parallel()
+	lo, hi := Spread([]float64{3, 1, 2})
+	assert.Equal(t, [2]float64{1, 3}, [2]float64{lo, hi})
+	lo, hi = Spread(nil)
+	assert.Equal(t, [2]float64{0, 0}, [2]float64{lo, hi})
+	assert.Equal(t, "21.2 ms (20.1-23.4)", spread([]float64{21.2, 23.4, 20.1}, "ms"))
+	assert.Equal(t, "0.200 ms", spread([]float64{0.2, 0.2}, "ms"), "no spread when the samples agree")
+	assert.Equal(t, "760 B (700-800)", spread([]float64{760, 700, 800}, "bytes"))
+	assert.Equal(t, "3496 lookups/s (3100-3600)", spread([]float64{3496, 3100, 3600}, "lookups/s"))
+}
+
 func TestReportMarkdown(t *testing.T) {
 	t.Parallel()
 	rep := &Report{NProc: 2, CPU: "cpu", GoVersion: "go", Runs: 1, Rows: []*Row{
 		{Name: "a|b", Unit: "ms", Loom: []float64{1}, Base: "floor", BaseSamples: []float64{2}, Target: AtMost(1, "≤ 1x")},
+		{Section: "limits", Name: "c", Unit: "ms", Loom: []float64{1.5, 1}, Base: "ref", BaseSamples: []float64{1, 1}, Paired: true, Target: AtMost(1.25, "≤ 1.25x")},
 	}}
 	var buf bytes.Buffer
 	require.NoError(t, rep.WriteMarkdown(&buf))
 	assert.Contains(t, buf.String(), "- nproc: 2\n")
 	assert.Contains(t, buf.String(), "| a\\|b | 1.000 ms | floor | 2.000 ms | 0.5x | ≤ 1x | met |  |\n")
+	assert.Contains(t, buf.String(), "\n### limits\n\n| measure | loom | vs | baseline | ratio | target | status | note |\n|---|")
+	assert.Contains(t, buf.String(), "| c | 1.250 ms (1.000-1.500) | ref | 1.000 ms | 1.25x (1-1.5) | ≤ 1.25x | met |  |\n")
+	buf.Reset()
+	require.NoError(t, rep.WriteText(&buf))
+	assert.Contains(t, buf.String(), "\nlimits\nmeasure")
 }
 
 // TestRunSmoke runs one round on small files against the real binary; the

@@ -25,6 +25,14 @@ func Median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
+// Spread returns the least and the greatest of xs, or 0, 0 for none.
+func Spread(xs []float64) (lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	return slices.Min(xs), slices.Max(xs)
+}
+
 // Ratio returns a/b, or 0 when b is 0 (no baseline to compare with).
 func Ratio(a, b float64) float64 {
 	if b == 0 {
@@ -36,23 +44,33 @@ func Ratio(a, b float64) float64 {
 // ms converts a duration to milliseconds, the unit of every timed sample.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// A Target is the goal a row is held to.
+// A Target is the goal a row is held to: a bound on its ratio (Max, Min),
+// or a test of its medians (Met).
 type Target struct {
 	// Text is how the target is printed, e.g. "≤ 1.0x".
 	Text string
-	// Met tells from the row's medians (loom's and the baseline's) whether
-	// the target is met.
+	// Max and Min, when positive, bound the row's Ratio: at most Max, at
+	// least Min.
+	Max, Min float64
+	// Met, when set, tells from the row's medians (loom's and the
+	// baseline's) whether the target is met, instead of the bounds.
 	Met func(loom, base float64) bool
 	// Absolute targets need no baseline.
 	Absolute bool
 }
 
-// AtMost is the target loom/base ≤ k.
-func AtMost(k float64, text string) *Target {
-	return &Target{Text: text, Met: func(loom, base float64) bool { return base > 0 && loom/base <= k }}
-}
+// AtMost is the target Ratio ≤ k: loom/base for a time, base/loom for a
+// throughput.
+func AtMost(k float64, text string) *Target { return &Target{Text: text, Max: k} }
 
-// FasterBy is the target base/loom ≥ k: loom at least k times faster.
-func FasterBy(k float64, text string) *Target {
-	return &Target{Text: text, Met: func(loom, base float64) bool { return loom > 0 && base/loom >= k }}
+// FasterBy is the target base/loom ≥ k (a Speedup row): loom at least k
+// times faster.
+func FasterBy(k float64, text string) *Target { return &Target{Text: text, Min: k} }
+
+// met tells whether ratio q (0: none) or the medians meet t.
+func (t *Target) met(q, loom, base float64) bool {
+	if t.Met != nil {
+		return t.Met(loom, base)
+	}
+	return q > 0 && (t.Max <= 0 || q <= t.Max) && (t.Min <= 0 || q >= t.Min)
 }
