@@ -49,18 +49,23 @@ func jsonDoc(size int) ([]byte, int) {
 // corpus is the set of files every server reads, in one root.
 type corpus struct {
 	Root      string
+	Big       []byte   // big.txt, kept for the in-memory SHA-256
 	TextLines int      // lines of text.txt
 	JSONItems int      // items of big.json
 	Small     []string // 16 small files, for a list_results page
 	Fill      []string // files of InspectBytes each, more than the store holds
+	// Sized are the files of the smaller sizes of the per-MiB row
+	// (Config.InspectSizes), by size.
+	Sized map[int]string
 }
 
 func writeCorpus(dir string, cfg Config) (*corpus, error) {
-	c := &corpus{Root: dir}
+	c := &corpus{Root: dir, Sized: map[int]string{}}
 	write := func(name string, data []byte) error {
 		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
 	}
 	big, _ := sourceText(cfg.InspectBytes, "big")
+	c.Big = big
 	if err := write("big.txt", big); err != nil {
 		return nil, err
 	}
@@ -89,6 +94,14 @@ func writeCorpus(dir string, cfg Config) (*corpus, error) {
 			return nil, err
 		}
 		c.Fill = append(c.Fill, name)
+	}
+	for _, size := range cfg.InspectSizes {
+		name := fmt.Sprintf("size%d.txt", size)
+		data, _ := sourceText(size, name)
+		if err := write(name, data); err != nil {
+			return nil, err
+		}
+		c.Sized[size] = name
 	}
 	return c, nil
 }

@@ -134,8 +134,31 @@ func TestReportMarkdown(t *testing.T) {
 	assert.Contains(t, buf.String(), "\nlimits\nmeasure")
 }
 
-// TestRunSmoke runs one round on small files against the real binary; the
-// server-filesystem, openssl and jq rows run when those are installed.
+func TestSizeName(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "16 MiB", sizeName(16<<20-64))
+	assert.Equal(t, "1 MiB", sizeName(1<<20-64))
+	assert.Equal(t, "256 KiB", sizeName(256<<10))
+}
+
+func TestConfigCheck(t *testing.T) {
+	t.Parallel()
+	assert.NoError(t, DefaultConfig().Check())
+	assert.NoError(t, SmallConfig().Check())
+	cfg := DefaultConfig()
+	cfg.Runs = 0
+	assert.Error(t, cfg.Check())
+	cfg = DefaultConfig()
+	cfg.Phases = []string{"warm", "nope"}
+	assert.ErrorContains(t, cfg.Check(), `no phase "nope"`)
+	assert.True(t, cfg.runs("warm"))
+	assert.False(t, cfg.runs("cold"))
+	assert.True(t, DefaultConfig().runs("cold"), "nil runs every phase")
+}
+
+// TestRunSmoke runs one round of every phase on small files against the
+// real binaries; the server-filesystem, openssl and jq rows run when those
+// are installed.
 func TestRunSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts servers")
@@ -148,10 +171,8 @@ func TestRunSmoke(t *testing.T) {
 	root, err = filepath.EvalSymlinks(root)
 	require.NoError(t, err)
 
-	cfg := Config{
-		Runs: 1, Loom: []string{bin}, Dir: root,
-		InspectBytes: 1 << 20, TextBytes: 256 << 10, JSONBytes: 1 << 20, StoreBytes: 4 << 20,
-	}
+	cfg := SmallConfig()
+	cfg.Loom, cfg.Dir = []string{bin}, root
 	cfg.OpenSSL, _ = exec.LookPath("openssl")
 	cfg.JQ, _ = exec.LookPath("jq")
 	js, _ := filepath.Abs("../clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
@@ -163,7 +184,12 @@ func TestRunSmoke(t *testing.T) {
 	rep, err := Run(context.Background(), cfg)
 	require.NoError(t, err)
 	for _, r := range rep.Rows {
-		assert.NotEmpty(t, r.Loom, r.Name)
+		if r.Note == "" {
+			assert.NotEmpty(t, r.Loom, r.Name)
+		}
+		if r.Paired && (r.Base != "openssl dgst -sha256 (process)" || cfg.OpenSSL != "") {
+			assert.Len(t, r.BaseSamples, len(r.Loom), r.Name)
+		}
 	}
 	var buf bytes.Buffer
 	require.NoError(t, rep.WriteText(&buf))

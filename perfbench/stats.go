@@ -1,8 +1,10 @@
 // Package perfbench measures loom-results side by side with its peers and
-// the physical limits: the process that hashes a file (openssl), the tool
-// that extracts one JSON value (jq), the reference filesystem MCP server,
-// and the cheapest call on the same transport (the floor). Every measure
-// runs in the same rounds, interleaved, and is reported as a median.
+// the physical limits: the process that hashes a file (openssl), Go's
+// SHA-256 over bytes in memory, the tool that extracts one JSON value
+// (jq), the reference filesystem MCP server, the cheapest call on the same
+// transport (the floor). Every measure runs in the same rounds, interleaved
+// with what it is compared with, and is reported as a median with its
+// spread.
 package perfbench
 
 import (
