@@ -57,7 +57,16 @@ type corpus struct {
 	// Sized are the files of the smaller sizes of the per-MiB row
 	// (Config.InspectSizes), by size.
 	Sized map[int]string
+	// HTTPLines is the line count of http.txt, HTTPItems the items of
+	// http.json.
+	HTTPLines, HTTPItems int
 }
+
+// Files of the HTTP rows.
+const (
+	httpText = "http.txt"
+	httpJSON = "http.json"
+)
 
 func writeCorpus(dir string, cfg Config) (*corpus, error) {
 	c := &corpus{Root: dir, Sized: map[int]string{}}
@@ -102,6 +111,14 @@ func writeCorpus(dir string, cfg Config) (*corpus, error) {
 			return nil, err
 		}
 		c.Sized[size] = name
+	}
+	text, c.HTTPLines = sourceText(cfg.HTTPBytes, "http")
+	if err := write(httpText, text); err != nil {
+		return nil, err
+	}
+	doc, c.HTTPItems = jsonDoc(cfg.HTTPBytes)
+	if err := write(httpJSON, doc); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

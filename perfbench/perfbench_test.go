@@ -3,6 +3,8 @@ package perfbench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/internal/loombin"
+	"github.com/loom-results/loom-results/internal/replayserver"
 )
 
 func TestMedian(t *testing.T) {
@@ -141,6 +144,23 @@ func TestSizeName(t *testing.T) {
 	assert.Equal(t, "256 KiB", sizeName(256<<10))
 }
 
+func TestWithoutDigits(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, `{"id":,"step":}`, string(withoutDigits([]byte(`{"id":17,"step":302}`))))
+}
+
+func TestJobArgs(t *testing.T) {
+	t.Parallel()
+	jobs := lookupJobs(1000, 40_000, 500)
+	require.Len(t, jobs, 4)
+	for _, job := range jobs {
+		for _, a := range job.args {
+			assert.True(t, json.Valid([]byte(a)), "%s %s", job.tool, a)
+		}
+	}
+	assert.Equal(t, fmt.Sprintf(`{"result":"r1","start":%d,"end":40000}`, 40_000-20*lineLen), jobs[1].args[0], "the last 20 lines' bytes")
+}
+
 func TestConfigCheck(t *testing.T) {
 	t.Parallel()
 	assert.NoError(t, DefaultConfig().Check())
@@ -166,13 +186,15 @@ func TestRunSmoke(t *testing.T) {
 	dir := t.TempDir()
 	bin, err := loombin.Build(context.Background(), dir)
 	require.NoError(t, err)
+	replay, err := replayserver.Build(context.Background(), dir)
+	require.NoError(t, err)
 	root := filepath.Join(dir, "root")
 	require.NoError(t, os.Mkdir(root, 0o755))
 	root, err = filepath.EvalSymlinks(root)
 	require.NoError(t, err)
 
 	cfg := SmallConfig()
-	cfg.Loom, cfg.Dir = []string{bin}, root
+	cfg.Loom, cfg.Replay, cfg.Dir = []string{bin}, []string{replay}, root
 	cfg.OpenSSL, _ = exec.LookPath("openssl")
 	cfg.JQ, _ = exec.LookPath("jq")
 	js, _ := filepath.Abs("../clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")

@@ -24,6 +24,9 @@ type Config struct {
 	// Loom is the command that starts loom-results; --root and limit flags
 	// are appended.
 	Loom []string
+	// Replay is the loom-replay command (internal/replayserver); nil skips
+	// the rows against the replay server and handler.
+	Replay []string
 	// FSServer is the command that starts @modelcontextprotocol/server-
 	// filesystem (the allowed directory is appended); nil skips its rows.
 	FSServer []string
@@ -40,6 +43,12 @@ type Config struct {
 	InspectSizes []int
 	// StoreBytes is --max-store-bytes of the server whose peak RSS is read.
 	StoreBytes int64
+	// HTTPSessions are the session counts of the HTTP rows; HTTPLookups
+	// the lookups of each measure, shared among its sessions; HTTPBytes
+	// the size of the text and of the JSON document each session reads.
+	HTTPSessions []int
+	HTTPLookups  int
+	HTTPBytes    int
 	// Progress receives one line per round; nil for none.
 	Progress io.Writer
 }
@@ -47,16 +56,18 @@ type Config struct {
 // The phases of a run, in the order they run. Each has its own servers
 // and stops them before the next starts.
 const (
-	PhaseWarm = "warm" // warm lookups against the floor and server-filesystem
-	PhaseCold = "cold" // fresh servers: start, inspect, first pointer, re-inspect, peak RSS
+	PhaseWarm   = "warm"   // warm lookups against the floor and server-filesystem
+	PhaseReplay = "replay" // warm lookups against the replay server, raw pipe and Go SDK
+	PhaseHTTP   = "http"   // HTTP lookups/s against the replay handler
+	PhaseCold   = "cold"   // fresh servers: start, inspect, first pointer, re-inspect, peak RSS
 )
 
 // AllPhases are the phases in the order they run.
-var AllPhases = []string{PhaseWarm, PhaseCold}
+var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseHTTP, PhaseCold}
 
 // DefaultConfig returns the sizes of the issue: a 16 MiB file (and 1 and 4
-// MiB ones), a 5 MiB file, a 16 MiB JSON document and a 64 MiB store (the
-// SPEC defaults).
+// MiB ones), a 5 MiB file, a 16 MiB JSON document, a 64 MiB store (the
+// SPEC defaults), and 1, 8 and 32 HTTP sessions.
 func DefaultConfig() Config {
 	return Config{
 		Runs:         7,
@@ -65,6 +76,9 @@ func DefaultConfig() Config {
 		TextBytes:    5 << 20,
 		JSONBytes:    16 << 20,
 		StoreBytes:   64 << 20,
+		HTTPSessions: []int{1, 8, 32},
+		HTTPLookups:  3000,
+		HTTPBytes:    1 << 20,
 	}
 }
 
@@ -76,6 +90,7 @@ func SmallConfig() Config {
 	cfg.InspectBytes, cfg.InspectSizes = 1<<20, []int{256 << 10, 512 << 10}
 	cfg.TextBytes, cfg.JSONBytes = 256<<10, 1<<20
 	cfg.StoreBytes = 4 << 20
+	cfg.HTTPSessions, cfg.HTTPLookups, cfg.HTTPBytes = []int{1, 4}, 200, 64<<10
 	return cfg
 }
 
@@ -141,6 +156,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		run  func(context.Context) error
 	}{
 		{PhaseWarm, r.warmPhase},
+		{PhaseReplay, r.replayPhase},
+		{PhaseHTTP, r.httpPhase},
 		{PhaseCold, r.coldPhase},
 	}
 	for _, p := range phases {
@@ -285,6 +302,28 @@ func (r *runner) defineLimitRows(add func(string, *Row)) {
 		limit("permib", &Row{Name: "inspect cost per MiB, most of " + strings.Join(sizes, ", ") + " (fresh servers)", Unit: "ms/MiB", Base: "least of them", Target: AtMost(1.25, "≤ 1.25x")})
 		limit("reinspect", &Row{Name: "re-inspect of the unchanged " + mib(r.cfg.InspectBytes) + " (live server)", Unit: "ms", Base: "its inspect in a fresh server", Target: AtMost(1.0, "≤ 1.0x")})
 	}
+	if r.cfg.runs(PhaseReplay) {
+		for _, client := range replayClients {
+			for _, job := range r.replayJobs() {
+				limit(client.key+job.key, &Row{Name: job.name + ", " + client.name, Unit: "ms", Base: "replay server, " + client.name, Target: AtMost(client.target, fmt.Sprintf("≤ %.2fx", client.target))})
+			}
+		}
+	}
+	if r.cfg.runs(PhaseHTTP) {
+		for _, n := range r.cfg.HTTPSessions {
+			limit(fmt.Sprintf("http%d", n), &Row{Name: fmt.Sprintf("HTTP lookups/s, %d session%s", n, plural(n)), Unit: "lookups/s", Base: "replay handler (ratio replay ÷ loom)", Higher: true, Target: AtMost(1.10, "≤ 1.10x")})
+		}
+	}
+	if r.cfg.Replay == nil && (r.cfg.runs(PhaseReplay) || r.cfg.runs(PhaseHTTP)) {
+		r.rep.Notes = append(r.rep.Notes, "replay rows skipped: no loom-replay command")
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func (r *runner) startLoom(ctx context.Context, extra ...string) (*session, error) {

@@ -2,9 +2,10 @@
 // the physical limits: the process that hashes a file (openssl), Go's
 // SHA-256 over bytes in memory, the tool that extracts one JSON value
 // (jq), the reference filesystem MCP server, the cheapest call on the same
-// transport (the floor). Every measure runs in the same rounds, interleaved
-// with what it is compared with, and is reported as a median with its
-// spread.
+// transport (the floor), and a no-op server that replays loom's own answers
+// over stdio and HTTP (internal/replayserver). Every measure runs in the
+// same rounds, interleaved with what it is compared with, and is reported
+// as a median with its spread.
 package perfbench
 
 import (

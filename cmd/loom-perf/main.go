@@ -1,9 +1,10 @@
 // Command loom-perf measures loom-results side by side with its peers and
-// the physical limits (openssl, jq, @modelcontextprotocol/server-filesystem,
-// the cheapest call on the same transport) and prints a table, then the
-// same table as Markdown.
+// the physical limits (openssl, Go's SHA-256 in memory, jq,
+// @modelcontextprotocol/server-filesystem, the cheapest call on the same
+// transport, a replay server and handler that answer with loom's recorded
+// bytes) and prints the tables, then the same tables as Markdown.
 //
-//	go run ./cmd/loom-perf [--runs N] [--loom BIN] [--fs-server JS]
+//	go run ./cmd/loom-perf [--runs N] [--loom BIN] [--replay BIN] [--fs-server JS]
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/loom-results/loom-results/internal/loombin"
+	"github.com/loom-results/loom-results/internal/replayserver"
 	"github.com/loom-results/loom-results/perfbench"
 )
 
@@ -45,13 +47,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := perfbench.DefaultConfig()
 	fs.IntVar(&cfg.Runs, "runs", cfg.Runs, "interleaved rounds (at least 1)")
 	loom := fs.String("loom", "", "loom-results binary (default: build ./cmd/loom-results into a temp dir)")
+	replay := fs.String("replay", "", "loom-replay binary (default: build ./internal/replayserver/cmd/loom-replay into a temp dir)")
 	fsServer := fs.String("fs-server", "", "server-filesystem's dist/index.js (default: clients/node_modules/... in the module)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	if fs.NArg() > 0 || cfg.Runs < 1 {
-		return usageError{fmt.Errorf("usage: loom-perf [--runs N>=1] [--loom BIN] [--fs-server JS]")}
+		return usageError{fmt.Errorf("usage: loom-perf [--runs N>=1] [--loom BIN] [--replay BIN] [--fs-server JS]")}
 	}
 	tmp, err := os.MkdirTemp("", "loom-perf-")
 	if err != nil {
@@ -66,6 +69,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	cfg.Loom = []string{*loom}
+	if *replay == "" {
+		if *replay, err = replayserver.Build(ctx, tmp); err != nil {
+			return err
+		}
+	}
+	cfg.Replay = []string{*replay}
 	if *fsServer == "" && modRoot != "" {
 		*fsServer = filepath.Join(modRoot, "clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 	}
