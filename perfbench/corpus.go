@@ -1,7 +1,9 @@
 package perfbench
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,10 +64,12 @@ type corpus struct {
 	HTTPLines, HTTPItems int
 }
 
-// Files of the HTTP rows.
+// Files of the rows against grep and of the HTTP rows.
 const (
-	httpText = "http.txt"
-	httpJSON = "http.json"
+	findFile  = "find.go.txt"
+	emptyFile = "empty.txt"
+	httpText  = "http.txt"
+	httpJSON  = "http.json"
 )
 
 func writeCorpus(dir string, cfg Config) (*corpus, error) {
@@ -112,6 +116,12 @@ func writeCorpus(dir string, cfg Config) (*corpus, error) {
 		}
 		c.Sized[size] = name
 	}
+	if err := write(findFile, codeText(cfg.FindBytes)); err != nil {
+		return nil, err
+	}
+	if err := write(emptyFile, nil); err != nil {
+		return nil, err
+	}
 	text, c.HTTPLines = sourceText(cfg.HTTPBytes, "http")
 	if err := write(httpText, text); err != nil {
 		return nil, err
@@ -121,4 +131,52 @@ func writeCorpus(dir string, cfg Config) (*corpus, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// findNeedle is the literal codeText puts on exactly one line; findCommon
+// is one it puts on most lines.
+const (
+	findNeedle = "loomNeedle4b1d"
+	findCommon = "err"
+)
+
+// codeText returns at most size bytes of Go-like source (error-checked
+// calls, loops, comments with a few two-byte characters): the text of the
+// rows against grep. findCommon occurs on most of its lines, findNeedle on
+// one line about 60% of the way in. It is the same for the same size.
+func codeText(size int) []byte {
+	rng := rand.New(rand.NewPCG(15, 15))
+	idents := []string{"conn", "buf", "index", "store", "cache", "result", "entry", "offset", "digest", "reader", "line", "page"}
+	pick := func() string { return idents[rng.IntN(len(idents))] }
+	needle := "\tconst marker = \"" + findNeedle + "\" // the one line find looks for\n"
+	var b bytes.Buffer
+	b.Grow(size)
+	placed := false
+	for fn := 0; ; fn++ {
+		var f bytes.Buffer
+		a, t := pick(), pick()
+		fmt.Fprintf(&f, "// load%s%d reads the %s of a %s; its errors name the key (naïve callers retry: déjà vu).\n", a, fn, a, t)
+		fmt.Fprintf(&f, "func (s *%sStore) load%s%d(ctx context.Context, key string) (*%s, error) {\n", t, a, fn, t)
+		for range 2 + rng.IntN(4) {
+			v := pick()
+			switch rng.IntN(6) {
+			case 0, 1, 2, 3:
+				fmt.Fprintf(&f, "\t%s, err := s.%s.Get(ctx, key+%q)\n\tif err != nil {\n\t\treturn nil, fmt.Errorf(\"%s %%q: %%w\", key, err)\n\t}\n", v, pick(), "/"+v, v)
+			case 4:
+				fmt.Fprintf(&f, "\tfor i := range s.%s.items {\n\t\tif err := s.check(ctx, s.%s.items[i]); err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t}\n", v, v)
+			default:
+				fmt.Fprintf(&f, "\ts.%s.Store(key, %d) // keep the last %s\n", v, rng.IntN(1<<20), pick())
+			}
+		}
+		fmt.Fprintf(&f, "\treturn &%s{}, nil\n}\n\n", t)
+		if !placed && b.Len()+f.Len() >= size*3/5 && b.Len()+len(needle) <= size {
+			b.WriteString(needle)
+			placed = true
+		}
+		if b.Len()+f.Len() > size {
+			break
+		}
+		b.Write(f.Bytes())
+	}
+	return b.Bytes()
 }

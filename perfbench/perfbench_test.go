@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -144,9 +147,44 @@ func TestSizeName(t *testing.T) {
 	assert.Equal(t, "256 KiB", sizeName(256<<10))
 }
 
+func TestLessStart(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 9*time.Millisecond, lessStart(10*time.Millisecond, time.Millisecond))
+	assert.Equal(t, time.Duration(0), lessStart(time.Millisecond, 2*time.Millisecond), "never negative")
+	row := Row{Loom: []float64{2, 3}, Base: "grep", BaseSamples: []float64{1, 0}, Paired: true}
+	assert.Equal(t, 2.0, row.Ratio(), "a round without a baseline is left out of the ratio")
+}
+
 func TestWithoutDigits(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, `{"id":,"step":}`, string(withoutDigits([]byte(`{"id":17,"step":302}`))))
+}
+
+// TestCodeText checks the text of the rows against grep: the needle on
+// one line, the common literal on most, within the size, the same each
+// time.
+func TestCodeText(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{64 << 10, 1 << 20} {
+		text := codeText(size)
+		assert.LessOrEqual(t, len(text), size)
+		assert.Greater(t, len(text), size-1024)
+		assert.Equal(t, text, codeText(size))
+		lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+		needle, common := 0, 0
+		for i, l := range lines {
+			if strings.Contains(l, findNeedle) {
+				needle++
+				assert.InDelta(t, 0.6, float64(i)/float64(len(lines)), 0.05, "the needle is about 60%% of the way in")
+			}
+			if strings.Contains(l, findCommon) {
+				common++
+			}
+		}
+		assert.Equal(t, 1, needle)
+		assert.Greater(t, common, len(lines)/2, "the common literal is on most lines")
+		assert.True(t, utf8.Valid(text))
+	}
 }
 
 func TestJobArgs(t *testing.T) {
@@ -159,6 +197,12 @@ func TestJobArgs(t *testing.T) {
 		}
 	}
 	assert.Equal(t, fmt.Sprintf(`{"result":"r1","start":%d,"end":40000}`, 40_000-20*lineLen), jobs[1].args[0], "the last 20 lines' bytes")
+	for _, fc := range findCases {
+		var got map[string]any
+		require.NoError(t, json.Unmarshal([]byte(fc.args()), &got))
+		assert.Equal(t, fc.ignoreCase, got["ignore_case"])
+	}
+	assert.Equal(t, "grep -c -i", findCases[2].grepName())
 }
 
 func TestConfigCheck(t *testing.T) {
@@ -177,8 +221,8 @@ func TestConfigCheck(t *testing.T) {
 }
 
 // TestRunSmoke runs one round of every phase on small files against the
-// real binaries; the server-filesystem, openssl and jq rows run when those
-// are installed.
+// real binaries; the server-filesystem, openssl, jq and grep rows run when
+// those are installed.
 func TestRunSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts servers")
@@ -197,6 +241,7 @@ func TestRunSmoke(t *testing.T) {
 	cfg.Loom, cfg.Replay, cfg.Dir = []string{bin}, []string{replay}, root
 	cfg.OpenSSL, _ = exec.LookPath("openssl")
 	cfg.JQ, _ = exec.LookPath("jq")
+	cfg.Grep, _ = exec.LookPath("grep")
 	js, _ := filepath.Abs("../clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 	if node, err := exec.LookPath("node"); err == nil {
 		if _, err := os.Stat(js); err == nil {
@@ -209,7 +254,7 @@ func TestRunSmoke(t *testing.T) {
 		if r.Note == "" {
 			assert.NotEmpty(t, r.Loom, r.Name)
 		}
-		if r.Paired && (r.Base != "openssl dgst -sha256 (process)" || cfg.OpenSSL != "") {
+		if r.Paired && (r.Base != "openssl dgst -sha256 (process)" || cfg.OpenSSL != "") && (!strings.HasPrefix(r.Base, "grep") || cfg.Grep != "") {
 			assert.Len(t, r.BaseSamples, len(r.Loom), r.Name)
 		}
 	}

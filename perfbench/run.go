@@ -30,14 +30,15 @@ type Config struct {
 	// FSServer is the command that starts @modelcontextprotocol/server-
 	// filesystem (the allowed directory is appended); nil skips its rows.
 	FSServer []string
-	// OpenSSL and JQ are the programs' paths; "" skips their rows.
-	OpenSSL, JQ string
+	// OpenSSL, JQ and Grep are the programs' paths; "" skips their rows.
+	OpenSSL, JQ, Grep string
 	// Dir is a fresh directory for the corpus.
 	Dir string
 	// InspectBytes is the size of the inspected file and of each file that
 	// fills the store; TextBytes the file of the get_lines rows; JSONBytes
-	// the get_json document. All at most --max-result-bytes.
-	InspectBytes, TextBytes, JSONBytes int
+	// the get_json document; FindBytes the text of the rows against grep.
+	// All at most --max-result-bytes.
+	InspectBytes, TextBytes, JSONBytes, FindBytes int
 	// InspectSizes are the smaller sizes of the inspect cost per MiB row;
 	// InspectBytes is its largest.
 	InspectSizes []int
@@ -58,16 +59,17 @@ type Config struct {
 const (
 	PhaseWarm   = "warm"   // warm lookups against the floor and server-filesystem
 	PhaseReplay = "replay" // warm lookups against the replay server, raw pipe and Go SDK
+	PhaseFind   = "find"   // find against grep
 	PhaseHTTP   = "http"   // HTTP lookups/s against the replay handler
 	PhaseCold   = "cold"   // fresh servers: start, inspect, first pointer, re-inspect, peak RSS
 )
 
 // AllPhases are the phases in the order they run.
-var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseHTTP, PhaseCold}
+var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhaseHTTP, PhaseCold}
 
 // DefaultConfig returns the sizes of the issue: a 16 MiB file (and 1 and 4
 // MiB ones), a 5 MiB file, a 16 MiB JSON document, a 64 MiB store (the
-// SPEC defaults), and 1, 8 and 32 HTTP sessions.
+// SPEC defaults), 16 MiB of source for find, and 1, 8 and 32 HTTP sessions.
 func DefaultConfig() Config {
 	return Config{
 		Runs:         7,
@@ -75,6 +77,7 @@ func DefaultConfig() Config {
 		InspectSizes: []int{1<<20 - 64, 4<<20 - 64},
 		TextBytes:    5 << 20,
 		JSONBytes:    16 << 20,
+		FindBytes:    16<<20 - 64,
 		StoreBytes:   64 << 20,
 		HTTPSessions: []int{1, 8, 32},
 		HTTPLookups:  3000,
@@ -88,7 +91,7 @@ func SmallConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Runs = 1
 	cfg.InspectBytes, cfg.InspectSizes = 1<<20, []int{256 << 10, 512 << 10}
-	cfg.TextBytes, cfg.JSONBytes = 256<<10, 1<<20
+	cfg.TextBytes, cfg.JSONBytes, cfg.FindBytes = 256<<10, 1<<20, 1<<20
 	cfg.StoreBytes = 4 << 20
 	cfg.HTTPSessions, cfg.HTTPLookups, cfg.HTTPBytes = []int{1, 4}, 200, 64<<10
 	return cfg
@@ -157,6 +160,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}{
 		{PhaseWarm, r.warmPhase},
 		{PhaseReplay, r.replayPhase},
+		{PhaseFind, r.findPhase},
 		{PhaseHTTP, r.httpPhase},
 		{PhaseCold, r.coldPhase},
 	}
@@ -309,6 +313,11 @@ func (r *runner) defineLimitRows(add func(string, *Row)) {
 			}
 		}
 	}
+	if r.cfg.runs(PhaseFind) {
+		for _, fc := range findCases {
+			limit(fc.key, &Row{Name: fc.name + " of " + mib(r.cfg.FindBytes) + " source", Unit: "ms", Base: fc.grepName() + " less its start", Target: AtMost(fc.target, fmt.Sprintf("≤ %.1fx", fc.target))})
+		}
+	}
 	if r.cfg.runs(PhaseHTTP) {
 		for _, n := range r.cfg.HTTPSessions {
 			limit(fmt.Sprintf("http%d", n), &Row{Name: fmt.Sprintf("HTTP lookups/s, %d session%s", n, plural(n)), Unit: "lookups/s", Base: "replay handler (ratio replay ÷ loom)", Higher: true, Target: AtMost(1.10, "≤ 1.10x")})
@@ -316,6 +325,9 @@ func (r *runner) defineLimitRows(add func(string, *Row)) {
 	}
 	if r.cfg.Replay == nil && (r.cfg.runs(PhaseReplay) || r.cfg.runs(PhaseHTTP)) {
 		r.rep.Notes = append(r.rep.Notes, "replay rows skipped: no loom-replay command")
+	}
+	if r.cfg.Grep == "" && r.cfg.runs(PhaseFind) {
+		r.rep.Notes = append(r.rep.Notes, "find rows skipped: grep is not on PATH")
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package perfbench measures loom-results side by side with its peers and
 // the physical limits: the process that hashes a file (openssl), Go's
-// SHA-256 over bytes in memory, the tool that extracts one JSON value
+// SHA-256 over bytes in memory, grep, the tool that extracts one JSON value
 // (jq), the reference filesystem MCP server, the cheapest call on the same
 // transport (the floor), and a no-op server that replays loom's own answers
 // over stdio and HTTP (internal/replayserver). Every measure runs in the

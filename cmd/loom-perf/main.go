@@ -1,5 +1,5 @@
 // Command loom-perf measures loom-results side by side with its peers and
-// the physical limits (openssl, Go's SHA-256 in memory, jq,
+// the physical limits (openssl, Go's SHA-256 in memory, grep, jq,
 // @modelcontextprotocol/server-filesystem, the cheapest call on the same
 // transport, a replay server and handler that answer with loom's recorded
 // bytes) and prints the tables, then the same tables as Markdown.
@@ -85,6 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.OpenSSL, _ = exec.LookPath("openssl")
 	cfg.JQ, _ = exec.LookPath("jq")
+	cfg.Grep, _ = exec.LookPath("grep")
 	cfg.Dir = filepath.Join(tmp, "root")
 	if err := os.Mkdir(cfg.Dir, 0o755); err != nil {
 		return err
