@@ -4,7 +4,8 @@
 // transport, a replay server and handler that answer with loom's recorded
 // bytes) and prints the tables, then the same tables as Markdown.
 //
-//	go run ./cmd/loom-perf [--runs N] [--loom BIN] [--replay BIN] [--fs-server JS]
+//	go run ./cmd/loom-perf [--runs N] [--phases warm,replay,find,http,cold] [--small]
+//	                       [--loom BIN] [--replay BIN] [--fs-server JS]
 package main
 
 import (
@@ -44,8 +45,9 @@ type usageError struct{ error }
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loom-perf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := perfbench.DefaultConfig()
-	fs.IntVar(&cfg.Runs, "runs", cfg.Runs, "interleaved rounds (at least 1)")
+	small := fs.Bool("small", false, "small files and one round by default: checks that every row runs, in seconds; the numbers mean little")
+	runs := fs.Int("runs", 0, "interleaved rounds (at least 1; default 7, 1 with --small)")
+	phases := fs.String("phases", strings.Join(perfbench.AllPhases, ","), "the phases to run, comma-separated")
 	loom := fs.String("loom", "", "loom-results binary (default: build ./cmd/loom-results into a temp dir)")
 	replay := fs.String("replay", "", "loom-replay binary (default: build ./internal/replayserver/cmd/loom-replay into a temp dir)")
 	fsServer := fs.String("fs-server", "", "server-filesystem's dist/index.js (default: clients/node_modules/... in the module)")
@@ -53,8 +55,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	if fs.NArg() > 0 || cfg.Runs < 1 {
-		return usageError{fmt.Errorf("usage: loom-perf [--runs N>=1] [--loom BIN] [--replay BIN] [--fs-server JS]")}
+	cfg := perfbench.DefaultConfig()
+	if *small {
+		cfg = perfbench.SmallConfig()
+	}
+	if given(fs, "runs") {
+		cfg.Runs = *runs
+	}
+	cfg.Phases = strings.Split(*phases, ",")
+	usage := fmt.Sprintf("usage: loom-perf [--runs N>=1] [--phases %s] [--small] [--loom BIN] [--replay BIN] [--fs-server JS]",
+		strings.Join(perfbench.AllPhases, ","))
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("%s: unexpected argument %q", usage, fs.Arg(0))}
+	}
+	if err := cfg.Check(); err != nil {
+		return usageError{fmt.Errorf("%s: %v", usage, err)}
 	}
 	tmp, err := os.MkdirTemp("", "loom-perf-")
 	if err != nil {
@@ -107,6 +122,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	return rep.WriteMarkdown(stdout)
+}
+
+// given reports whether the flag name was set on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // moduleRoot is the directory of the main module's go.mod, or "".
