@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loom-results/loom-results/internal/replayserver"
 )
 
 // protocolVersion is the handshake every server is driven with: the latest
@@ -30,24 +32,61 @@ type session struct {
 	// first tools/list.
 	Ready  time.Duration
 	closed bool
+	// wait is set when close must wait for the process itself (the
+	// transport is not a CommandTransport).
+	wait bool
 }
 
 // startSession starts argv, connects, and lists the tools.
 func startSession(ctx context.Context, argv []string) (*session, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
+	s := &session{cmd: cmd, stderr: &lockedBuffer{}}
+	cmd.Stderr = s.stderr
+	if err := s.connect(ctx, argv, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// startRecordedSession is startSession with every request and answer of
+// the session recorded in rec, as the bytes cross the pipes.
+func startRecordedSession(ctx context.Context, argv []string, rec *replayserver.Recorder) (*session, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	s := &session{cmd: cmd, stderr: &lockedBuffer{}, wait: true}
+	cmd.Stderr = s.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+	}
+	if err := s.connect(ctx, argv, &mcp.IOTransport{Reader: rec.Reader(out), Writer: rec.Writer(in)}); err != nil {
+		in.Close()
+		cmd.Wait()
+		return nil, err
+	}
+	return s, nil
+}
+
+// connect makes the handshake over t and lists the tools, timing both.
+func (s *session) connect(ctx context.Context, argv []string, t mcp.Transport) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "loom-perf", Version: "0.1.0"}, nil)
 	t0 := time.Now()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w: %s", strings.Join(argv, " "), err, stderr.String())
+		return fmt.Errorf("starting %s: %w: %s", strings.Join(argv, " "), err, s.stderr.String())
 	}
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		cs.Close()
-		return nil, fmt.Errorf("%s: tools/list: %w: %s", argv[0], err, stderr.String())
+		return fmt.Errorf("%s: tools/list: %w: %s", argv[0], err, s.stderr.String())
 	}
-	return &session{cs: cs, cmd: cmd, stderr: stderr, Ready: time.Since(t0)}, nil
+	s.cs, s.Ready = cs, time.Since(t0)
+	return nil
 }
 
 // close ends the server; a second close does nothing.
@@ -55,6 +94,9 @@ func (s *session) close() {
 	if !s.closed {
 		s.closed = true
 		_ = s.cs.Close()
+		if s.wait {
+			_ = s.cmd.Wait()
+		}
 	}
 }
 
@@ -91,6 +133,15 @@ func (s *session) call(ctx context.Context, tool string, args string) (*answer, 
 		return nil, fmt.Errorf("tools/call %s %s: error result: %s", tool, args, a.Text)
 	}
 	return a, nil
+}
+
+// lookup is call for the rows that need only the time.
+func (s *session) lookup(ctx context.Context, tool, args string) (time.Duration, error) {
+	a, err := s.call(ctx, tool, args)
+	if err != nil {
+		return 0, err
+	}
+	return a.Elapsed, nil
 }
 
 // vmHWM returns the process's peak resident set size in bytes, from

@@ -1,7 +1,9 @@
 package perfbench
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,18 +51,34 @@ func jsonDoc(size int) ([]byte, int) {
 // corpus is the set of files every server reads, in one root.
 type corpus struct {
 	Root      string
+	Big       []byte   // big.txt, kept for the in-memory SHA-256
 	TextLines int      // lines of text.txt
 	JSONItems int      // items of big.json
 	Small     []string // 16 small files, for a list_results page
 	Fill      []string // files of InspectBytes each, more than the store holds
+	// Sized are the files of the smaller sizes of the per-MiB row
+	// (Config.InspectSizes), by size.
+	Sized map[int]string
+	// HTTPLines is the line count of http.txt, HTTPItems the items of
+	// http.json.
+	HTTPLines, HTTPItems int
 }
 
+// Files of the rows against grep and of the HTTP rows.
+const (
+	findFile  = "find.go.txt"
+	emptyFile = "empty.txt"
+	httpText  = "http.txt"
+	httpJSON  = "http.json"
+)
+
 func writeCorpus(dir string, cfg Config) (*corpus, error) {
-	c := &corpus{Root: dir}
+	c := &corpus{Root: dir, Sized: map[int]string{}}
 	write := func(name string, data []byte) error {
 		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
 	}
 	big, _ := sourceText(cfg.InspectBytes, "big")
+	c.Big = big
 	if err := write("big.txt", big); err != nil {
 		return nil, err
 	}
@@ -90,5 +108,75 @@ func writeCorpus(dir string, cfg Config) (*corpus, error) {
 		}
 		c.Fill = append(c.Fill, name)
 	}
+	for _, size := range cfg.InspectSizes {
+		name := fmt.Sprintf("size%d.txt", size)
+		data, _ := sourceText(size, name)
+		if err := write(name, data); err != nil {
+			return nil, err
+		}
+		c.Sized[size] = name
+	}
+	if err := write(findFile, codeText(cfg.FindBytes)); err != nil {
+		return nil, err
+	}
+	if err := write(emptyFile, nil); err != nil {
+		return nil, err
+	}
+	text, c.HTTPLines = sourceText(cfg.HTTPBytes, "http")
+	if err := write(httpText, text); err != nil {
+		return nil, err
+	}
+	doc, c.HTTPItems = jsonDoc(cfg.HTTPBytes)
+	if err := write(httpJSON, doc); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// findNeedle is the literal codeText puts on exactly one line; findCommon
+// is one it puts on most lines.
+const (
+	findNeedle = "loomNeedle4b1d"
+	findCommon = "err"
+)
+
+// codeText returns at most size bytes of Go-like source (error-checked
+// calls, loops, comments with a few two-byte characters): the text of the
+// rows against grep. findCommon occurs on most of its lines, findNeedle on
+// one line about 60% of the way in. It is the same for the same size.
+func codeText(size int) []byte {
+	rng := rand.New(rand.NewPCG(15, 15))
+	idents := []string{"conn", "buf", "index", "store", "cache", "result", "entry", "offset", "digest", "reader", "line", "page"}
+	pick := func() string { return idents[rng.IntN(len(idents))] }
+	needle := "\tconst marker = \"" + findNeedle + "\" // the one line find looks for\n"
+	var b bytes.Buffer
+	b.Grow(size)
+	placed := false
+	for fn := 0; ; fn++ {
+		var f bytes.Buffer
+		a, t := pick(), pick()
+		fmt.Fprintf(&f, "// load%s%d reads the %s of a %s; its errors name the key (naïve callers retry: déjà vu).\n", a, fn, a, t)
+		fmt.Fprintf(&f, "func (s *%sStore) load%s%d(ctx context.Context, key string) (*%s, error) {\n", t, a, fn, t)
+		for range 2 + rng.IntN(4) {
+			v := pick()
+			switch rng.IntN(6) {
+			case 0, 1, 2, 3:
+				fmt.Fprintf(&f, "\t%s, err := s.%s.Get(ctx, key+%q)\n\tif err != nil {\n\t\treturn nil, fmt.Errorf(\"%s %%q: %%w\", key, err)\n\t}\n", v, pick(), "/"+v, v)
+			case 4:
+				fmt.Fprintf(&f, "\tfor i := range s.%s.items {\n\t\tif err := s.check(ctx, s.%s.items[i]); err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t}\n", v, v)
+			default:
+				fmt.Fprintf(&f, "\ts.%s.Store(key, %d) // keep the last %s\n", v, rng.IntN(1<<20), pick())
+			}
+		}
+		fmt.Fprintf(&f, "\treturn &%s{}, nil\n}\n\n", t)
+		if !placed && b.Len()+f.Len() >= size*3/5 && b.Len()+len(needle) <= size {
+			b.WriteString(needle)
+			placed = true
+		}
+		if b.Len()+f.Len() > size {
+			break
+		}
+		b.Write(f.Bytes())
+	}
+	return b.Bytes()
 }

@@ -2,13 +2,15 @@ package perfbench
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 )
@@ -17,37 +19,99 @@ import (
 type Config struct {
 	// Runs is the number of interleaved rounds.
 	Runs int
+	// Phases are the phases to run, of AllPhases; nil runs them all.
+	Phases []string
 	// Loom is the command that starts loom-results; --root and limit flags
 	// are appended.
 	Loom []string
+	// Replay is the loom-replay command (internal/replayserver); nil skips
+	// the rows against the replay server and handler.
+	Replay []string
 	// FSServer is the command that starts @modelcontextprotocol/server-
 	// filesystem (the allowed directory is appended); nil skips its rows.
 	FSServer []string
-	// OpenSSL and JQ are the programs' paths; "" skips their rows.
-	OpenSSL, JQ string
+	// OpenSSL, JQ and Grep are the programs' paths; "" skips their rows.
+	OpenSSL, JQ, Grep string
 	// Dir is a fresh directory for the corpus.
 	Dir string
 	// InspectBytes is the size of the inspected file and of each file that
 	// fills the store; TextBytes the file of the get_lines rows; JSONBytes
-	// the get_json document. All at most --max-result-bytes.
-	InspectBytes, TextBytes, JSONBytes int
+	// the get_json document; FindBytes the text of the rows against grep.
+	// All at most --max-result-bytes.
+	InspectBytes, TextBytes, JSONBytes, FindBytes int
+	// InspectSizes are the smaller sizes of the inspect cost per MiB row;
+	// InspectBytes is its largest.
+	InspectSizes []int
 	// StoreBytes is --max-store-bytes of the server whose peak RSS is read.
 	StoreBytes int64
+	// HTTPSessions are the session counts of the HTTP rows; HTTPLookups
+	// the lookups of each measure, shared among its sessions; HTTPBytes
+	// the size of the text and of the JSON document each session reads.
+	HTTPSessions []int
+	HTTPLookups  int
+	HTTPBytes    int
 	// Progress receives one line per round; nil for none.
 	Progress io.Writer
 }
 
-// DefaultConfig returns the sizes of the issue: a 16 MiB file, a 5 MiB file,
-// a 16 MiB JSON document and a 64 MiB store (the SPEC defaults).
+// The phases of a run, in the order they run. Each has its own servers
+// and stops them before the next starts.
+const (
+	PhaseWarm   = "warm"   // warm lookups against the floor and server-filesystem
+	PhaseReplay = "replay" // warm lookups against the replay server, raw pipe and Go SDK
+	PhaseFind   = "find"   // find against grep
+	PhaseHTTP   = "http"   // HTTP lookups/s against the replay handler
+	PhaseCold   = "cold"   // fresh servers: start, inspect, first pointer, re-inspect, peak RSS
+)
+
+// AllPhases are the phases in the order they run.
+var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhaseHTTP, PhaseCold}
+
+// DefaultConfig returns the sizes of the issue: a 16 MiB file (and 1 and 4
+// MiB ones), a 5 MiB file, a 16 MiB JSON document, a 64 MiB store (the
+// SPEC defaults), 16 MiB of source for find, and 1, 8 and 32 HTTP sessions.
 func DefaultConfig() Config {
 	return Config{
 		Runs:         7,
 		InspectBytes: 16<<20 - 64,
+		InspectSizes: []int{1<<20 - 64, 4<<20 - 64},
 		TextBytes:    5 << 20,
 		JSONBytes:    16 << 20,
+		FindBytes:    16<<20 - 64,
 		StoreBytes:   64 << 20,
+		HTTPSessions: []int{1, 8, 32},
+		HTTPLookups:  3000,
+		HTTPBytes:    1 << 20,
 	}
 }
+
+// SmallConfig is DefaultConfig at sizes that run in seconds: to check the
+// program, not to measure.
+func SmallConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Runs = 1
+	cfg.InspectBytes, cfg.InspectSizes = 1<<20, []int{256 << 10, 512 << 10}
+	cfg.TextBytes, cfg.JSONBytes, cfg.FindBytes = 256<<10, 1<<20, 1<<20
+	cfg.StoreBytes = 4 << 20
+	cfg.HTTPSessions, cfg.HTTPLookups, cfg.HTTPBytes = []int{1, 4}, 200, 64<<10
+	return cfg
+}
+
+// Check reports a configuration Run refuses.
+func (c Config) Check() error {
+	if c.Runs < 1 {
+		return fmt.Errorf("runs %d: need at least 1", c.Runs)
+	}
+	for _, p := range c.Phases {
+		if !slices.Contains(AllPhases, p) {
+			return fmt.Errorf("no phase %q (phases: %s)", p, strings.Join(AllPhases, ", "))
+		}
+	}
+	return nil
+}
+
+// runs reports whether the run includes phase.
+func (c Config) runs(phase string) bool { return c.Phases == nil || slices.Contains(c.Phases, phase) }
 
 // fsTail is server-filesystem's "tail" for the last 20 lines: it splits
 // the file at "\n" and counts the empty string after the final newline as
@@ -63,67 +127,104 @@ type runner struct {
 	c    *corpus
 	rows map[string]*Row
 	rep  *Report
+	// bigSHA is big.txt's digest; sizeTimes the fresh inspects' times by
+	// file size, for the per-MiB row's note.
+	bigSHA    string
+	sizeTimes map[int][]float64
 }
 
 func (r *runner) row(key string) *Row { return r.rows[key] }
 
-// Run measures every row in cfg.Runs interleaved rounds and returns the
-// report.
+// Run measures every row of cfg.Phases, each phase in cfg.Runs interleaved
+// rounds, and returns the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	if cfg.Runs < 1 {
-		return nil, fmt.Errorf("runs %d: need at least 1", cfg.Runs)
+	if err := cfg.Check(); err != nil {
+		return nil, err
 	}
 	c, err := writeCorpus(cfg.Dir, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("writing the corpus: %w", err)
 	}
+	sum := sha256.Sum256(c.Big)
 	rep := &Report{Date: time.Now(), NProc: runtime.NumCPU(), CPU: cpuModel(), GoVersion: runtime.Version(), Runs: cfg.Runs}
-	r := &runner{cfg: cfg, c: c, rep: rep, rows: map[string]*Row{}}
+	r := &runner{cfg: cfg, c: c, rep: rep, rows: map[string]*Row{}, bigSHA: hex.EncodeToString(sum[:]), sizeTimes: map[int][]float64{}}
 	r.defineRows()
 
-	warm, err := r.startLoom(ctx)
-	if err != nil {
-		return nil, err
+	// The phases one after the other, each in interleaved rounds and with
+	// its own servers, so that no process of one phase works beside a
+	// measure of another: the cold measures last, with every warm server
+	// stopped.
+	phases := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{PhaseWarm, r.warmPhase},
+		{PhaseReplay, r.replayPhase},
+		{PhaseFind, r.findPhase},
+		{PhaseHTTP, r.httpPhase},
+		{PhaseCold, r.coldPhase},
 	}
-	defer warm.close()
-	if err := r.prepareWarm(ctx, warm); err != nil {
-		return nil, err
-	}
-	var fs *session
-	if cfg.FSServer != nil {
-		if fs, err = startSession(ctx, append(append([]string{}, cfg.FSServer...), c.Root)); err != nil {
-			return nil, err
+	for _, p := range phases {
+		if !cfg.runs(p.name) {
+			continue
 		}
-		defer fs.close()
-		if err := r.checkSame(ctx, warm, fs); err != nil {
-			return nil, err
-		}
-	}
-	// Two phases, each in interleaved rounds: the warm lookups with both
-	// servers running, then, with them stopped, the cold measures, so that
-	// no process of the first phase works beside a cold one.
-	for round := range cfg.Runs {
-		if err := r.warmRound(ctx, warm, fs); err != nil {
-			return nil, fmt.Errorf("warm round %d: %w", round+1, err)
-		}
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "loom-perf: warm round %d/%d done\n", round+1, cfg.Runs)
+		if err := p.run(ctx); err != nil {
+			return nil, fmt.Errorf("%s phase: %w", p.name, err)
 		}
 	}
-	warm.close()
-	if fs != nil {
-		fs.close()
-	}
-	for round := range cfg.Runs {
-		if err := r.coldRound(ctx); err != nil {
-			return nil, fmt.Errorf("cold round %d: %w", round+1, err)
-		}
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "loom-perf: cold round %d/%d done\n", round+1, cfg.Runs)
-		}
+	if row := r.rows["permib"]; row != nil {
+		row.Note = r.sizeNote()
 	}
 	return rep, nil
 }
+
+// rounds runs round cfg.Runs times, reporting each on Progress.
+func (r *runner) rounds(ctx context.Context, phase string, round func(ctx context.Context, i int) error) error {
+	for i := range r.cfg.Runs {
+		if err := round(ctx, i); err != nil {
+			return fmt.Errorf("round %d: %w", i+1, err)
+		}
+		if r.cfg.Progress != nil {
+			fmt.Fprintf(r.cfg.Progress, "loom-perf: %s round %d/%d done\n", phase, i+1, r.cfg.Runs)
+		}
+	}
+	return nil
+}
+
+// warmPhase times the warm lookups against the floor and server-filesystem,
+// with both servers running.
+func (r *runner) warmPhase(ctx context.Context) error {
+	warm, err := r.startLoom(ctx)
+	if err != nil {
+		return err
+	}
+	defer warm.close()
+	if err := r.prepareWarm(ctx, warm); err != nil {
+		return err
+	}
+	var fs *session
+	if r.cfg.FSServer != nil {
+		if fs, err = startSession(ctx, append(append([]string{}, r.cfg.FSServer...), r.c.Root)); err != nil {
+			return err
+		}
+		defer fs.close()
+		if err := r.checkSame(ctx, warm, fs); err != nil {
+			return err
+		}
+	}
+	return r.rounds(ctx, PhaseWarm, func(ctx context.Context, _ int) error { return r.warmRound(ctx, warm, fs) })
+}
+
+// coldPhase runs the cold rounds.
+func (r *runner) coldPhase(ctx context.Context) error {
+	return r.rounds(ctx, PhaseCold, func(ctx context.Context, _ int) error { return r.coldRound(ctx) })
+}
+
+// Sections of the report.
+const (
+	sectionPeers  = "Against peers and the floor"
+	sectionLimits = "Against the limits: loom ÷ a reference that cannot be beaten"
+)
 
 func (r *runner) defineRows() {
 	fsName := "server-filesystem"
@@ -132,40 +233,109 @@ func (r *runner) defineRows() {
 		r.rows[key] = row
 		r.rep.Rows = append(r.rep.Rows, row)
 	}
-	mib := func(n int) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
-	add("inspect", &Row{Name: "inspect " + mib(r.cfg.InspectBytes) + " (fresh server)", Unit: "ms", Base: "openssl dgst -sha256 (process)", Target: AtMost(1.0, "≤ 1.0x")})
-	add("floor", &Row{Name: "floor: begin_step", Unit: "ms"})
-	add("tail", &Row{Name: "get_lines last 20 of " + mib(r.cfg.TextBytes), Unit: "ms", Base: "floor", Target: AtMost(2, "≤ 2x floor")})
-	add("tailfs", &Row{Name: "get_lines last 20 of " + mib(r.cfg.TextBytes), Unit: "ms", Base: fmt.Sprintf("%s tail:%d", fsName, fsTail), Target: AtMost(0.6, "≤ 0.6x")})
-	add("mid", &Row{Name: fmt.Sprintf("get_lines 20 at line %d", mid), Unit: "ms", Base: "floor", Target: AtMost(2, "≤ 2x floor")})
-	add("midfs", &Row{Name: fmt.Sprintf("get_lines 20 at line %d", mid), Unit: "ms", Base: fmt.Sprintf("%s head:%d", fsName, mid+20), Speedup: true, Target: FasterBy(20, "≥ 20x faster")})
-	add("midbytes", &Row{Name: fmt.Sprintf("text returned, 20 at line %d", mid), Unit: "bytes", Base: fmt.Sprintf("%s head:%d", fsName, mid+20)})
-	add("range", &Row{Name: "get_range 20 lines' bytes, end of " + mib(r.cfg.TextBytes), Unit: "ms", Base: "floor", Target: AtMost(2, "≤ 2x floor")})
-	add("list", &Row{Name: "list_results, 16-entry page", Unit: "ms", Base: "floor", Target: AtMost(3, "≤ 3x floor")})
-	add("json1", &Row{Name: "first get_json, " + mib(r.cfg.JSONBytes) + " (fresh server)", Unit: "ms", Base: "jq -c (process)", Target: AtMost(0.05, "≤ 0.05x")})
-	add("json2", &Row{Name: "later get_json, elsewhere", Unit: "ms", Base: "floor", Target: AtMost(2, "≤ 2x floor")})
-	add("rss", &Row{Name: "peak RSS (VmHWM), full store", Unit: "MiB", Base: "stored bytes", Target: &Target{
-		Text: "≤ 1.05x stored + 16 MiB",
-		Met:  func(loom, base float64) bool { return base > 0 && loom <= 1.05*base+16 },
-	}})
-	add("ready", &Row{Name: "process start to tools/list", Unit: "ms", Base: fsName, Target: &Target{
-		Text:     "≤ 15 ms (loom)",
-		Met:      func(loom, _ float64) bool { return loom <= 15 },
-		Absolute: true,
-	}})
-	if r.cfg.FSServer == nil {
+	mib := sizeName
+	peers := func(key string, row *Row) {
+		row.Section = sectionPeers
+		add(key, row)
+	}
+	if r.cfg.runs(PhaseCold) {
+		peers("inspect", &Row{Name: "inspect " + mib(r.cfg.InspectBytes) + " (fresh server)", Unit: "ms", Base: "openssl dgst -sha256 (process)", Target: AtMost(1.0, "≤ 1.0x")})
+	}
+	if r.cfg.runs(PhaseWarm) {
+		peers("floor", &Row{Name: "floor: begin_step", Unit: "ms"})
+		peers("tail", &Row{Name: "get_lines last 20 of " + mib(r.cfg.TextBytes), Unit: "ms", Base: "floor", Target: AtMost(2, "≤ 2x floor")})
+		peers("tailfs", &Row{Name: "get_lines last 20 of " + mib(r.cfg.TextBytes), Unit: "ms", Base: fmt.Sprintf("%s tail:%d", fsName, fsTail), Target: AtMost(0.6, "≤ 0.6x")})
+		peers("mid", &Row{Name: fmt.Sprintf("get_lines 20 at line %d", mid), Unit: "ms", Base: "floor", Target: AtMost(2, "≤ 2x floor")})
+		peers("midfs", &Row{Name: fmt.Sprintf("get_lines 20 at line %d", mid), Unit: "ms", Base: fmt.Sprintf("%s head:%d", fsName, mid+20), Speedup: true, Target: FasterBy(20, "≥ 20x faster")})
+		peers("midbytes", &Row{Name: fmt.Sprintf("text returned, 20 at line %d", mid), Unit: "bytes", Base: fmt.Sprintf("%s head:%d", fsName, mid+20)})
+		peers("range", &Row{Name: "get_range 20 lines' bytes, end of " + mib(r.cfg.TextBytes), Unit: "ms", Base: "floor", Target: AtMost(2, "≤ 2x floor")})
+		peers("list", &Row{Name: "list_results, 16-entry page", Unit: "ms", Base: "floor", Target: AtMost(3, "≤ 3x floor")})
+	}
+	if r.cfg.runs(PhaseCold) {
+		peers("json1", &Row{Name: "first get_json, " + mib(r.cfg.JSONBytes) + " (fresh server)", Unit: "ms", Base: "jq -c (process)", Target: AtMost(0.05, "≤ 0.05x")})
+	}
+	if r.cfg.runs(PhaseWarm) {
+		peers("json2", &Row{Name: "later get_json, elsewhere", Unit: "ms", Base: "floor", Target: AtMost(2, "≤ 2x floor")})
+	}
+	if r.cfg.runs(PhaseCold) {
+		peers("rss", &Row{Name: "peak RSS (VmHWM), full store", Unit: "MiB", Base: "stored bytes", Target: &Target{
+			Text: "≤ 1.05x stored + 16 MiB",
+			Met:  func(loom, base float64) bool { return base > 0 && loom <= 1.05*base+16 },
+		}})
+		peers("ready", &Row{Name: "process start to tools/list", Unit: "ms", Base: fsName, Target: &Target{
+			Text:     "≤ 15 ms (loom)",
+			Met:      func(loom, _ float64) bool { return loom <= 15 },
+			Absolute: true,
+		}})
+	}
+	r.defineLimitRows(add)
+	if r.cfg.FSServer == nil && (r.cfg.runs(PhaseWarm) || r.cfg.runs(PhaseCold)) {
 		for _, k := range []string{"tailfs", "midfs", "midbytes", "ready"} {
-			r.rows[k].Note = "server-filesystem not installed"
+			if row := r.rows[k]; row != nil {
+				row.Note = "server-filesystem not installed"
+			}
 		}
 		r.rep.Notes = append(r.rep.Notes, "server-filesystem rows skipped: run `npm ci` in clients/")
 	}
-	if r.cfg.OpenSSL == "" {
+	if r.cfg.OpenSSL == "" && r.cfg.runs(PhaseCold) {
 		r.rows["inspect"].Note = "openssl not found"
+		r.rows["jsoninspect"].Note = "openssl not found"
 	}
-	if r.cfg.JQ == "" {
+	if r.cfg.JQ == "" && r.cfg.runs(PhaseCold) {
 		r.rows["json1"].Note = "jq not found"
 		r.rep.Notes = append(r.rep.Notes, "jq row skipped: jq is not on PATH (apt-get install -y jq)")
 	}
+}
+
+// defineLimitRows defines the rows of issue 15's table: loom against the
+// reference that cannot be beaten, in the issue's order, each paired round
+// by round.
+func (r *runner) defineLimitRows(add func(string, *Row)) {
+	mib := sizeName
+	limit := func(key string, row *Row) {
+		row.Section, row.Paired = sectionLimits, true
+		add(key, row)
+	}
+	if r.cfg.runs(PhaseCold) {
+		limit("sha", &Row{Name: "inspect " + mib(r.cfg.InspectBytes) + " text (fresh server)", Unit: "ms", Base: "Go SHA-256, bytes in memory", Target: AtMost(1.25, "≤ 1.25x")})
+		limit("jsoninspect", &Row{Name: "inspect " + mib(r.cfg.JSONBytes) + " JSON (fresh server)", Unit: "ms", Base: "openssl dgst -sha256 (process)", Target: AtMost(1.0, "≤ 1.0x")})
+		sizes := []string{}
+		for _, s := range append(append([]int{}, r.cfg.InspectSizes...), r.cfg.InspectBytes) {
+			sizes = append(sizes, sizeName(s))
+		}
+		limit("permib", &Row{Name: "inspect cost per MiB, most of " + strings.Join(sizes, ", ") + " (fresh servers)", Unit: "ms/MiB", Base: "least of them", Target: AtMost(1.25, "≤ 1.25x")})
+		limit("reinspect", &Row{Name: "re-inspect of the unchanged " + mib(r.cfg.InspectBytes) + " (live server)", Unit: "ms", Base: "its inspect in a fresh server", Target: AtMost(1.0, "≤ 1.0x")})
+	}
+	if r.cfg.runs(PhaseReplay) {
+		for _, client := range replayClients {
+			for _, job := range r.replayJobs() {
+				limit(client.key+job.key, &Row{Name: job.name + ", " + client.name, Unit: "ms", Base: "replay server, " + client.name, Target: AtMost(client.target, fmt.Sprintf("≤ %.2fx", client.target))})
+			}
+		}
+	}
+	if r.cfg.runs(PhaseFind) {
+		for _, fc := range findCases {
+			limit(fc.key, &Row{Name: fc.name + " of " + mib(r.cfg.FindBytes) + " source", Unit: "ms", Base: fc.grepName() + " less its start", Target: AtMost(fc.target, fmt.Sprintf("≤ %.1fx", fc.target))})
+		}
+	}
+	if r.cfg.runs(PhaseHTTP) {
+		for _, n := range r.cfg.HTTPSessions {
+			limit(fmt.Sprintf("http%d", n), &Row{Name: fmt.Sprintf("HTTP lookups/s, %d session%s", n, plural(n)), Unit: "lookups/s", Base: "replay handler (ratio replay ÷ loom)", Higher: true, Target: AtMost(1.10, "≤ 1.10x")})
+		}
+	}
+	if r.cfg.Replay == nil && (r.cfg.runs(PhaseReplay) || r.cfg.runs(PhaseHTTP)) {
+		r.rep.Notes = append(r.rep.Notes, "replay rows skipped: no loom-replay command")
+	}
+	if r.cfg.Grep == "" && r.cfg.runs(PhaseFind) {
+		r.rep.Notes = append(r.rep.Notes, "find rows skipped: grep is not on PATH")
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func (r *runner) startLoom(ctx context.Context, extra ...string) (*session, error) {
@@ -176,6 +346,7 @@ func (r *runner) startLoom(ctx context.Context, extra ...string) (*session, erro
 // descriptor is the part of an inspect entry the harness reads.
 type descriptor struct {
 	ID       *string `json:"id"`
+	SHA256   string  `json:"sha256"`
 	Bytes    int64   `json:"bytes"`
 	Reused   bool    `json:"reused"`
 	Retained bool    `json:"retained"`
@@ -184,9 +355,14 @@ type descriptor struct {
 	} `json:"error"`
 }
 
-func inspect(ctx context.Context, s *session, paths ...string) ([]descriptor, *answer, error) {
+// pathsArgs is inspect's arguments for paths.
+func pathsArgs(paths []string) string {
 	b, _ := json.Marshal(map[string]any{"paths": paths})
-	a, err := s.call(ctx, "inspect", string(b))
+	return string(b)
+}
+
+func inspect(ctx context.Context, s *session, paths ...string) ([]descriptor, *answer, error) {
+	a, err := s.call(ctx, "inspect", pathsArgs(paths))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -288,79 +464,6 @@ func (r *runner) warmRound(ctx context.Context, warm, fs *session) error {
 	return nil
 }
 
-// coldRound times a fresh server, the processes it is compared with, and
-// the peak RSS of a full store.
-func (r *runner) coldRound(ctx context.Context) error {
-	add := func(key string, d time.Duration) { r.rows[key].Loom = append(r.rows[key].Loom, ms(d)) }
-	base := func(key string, d time.Duration) { r.rows[key].BaseSamples = append(r.rows[key].BaseSamples, ms(d)) }
-
-	// Cold: a fresh server first. Every cold measure starts on a settled
-	// machine: the processes of the calls before it (server-filesystem
-	// collecting a 2.6 MB answer, a server exiting) still work for tens of
-	// milliseconds after answering, on the same two cores.
-	pointerItem := r.c.JSONItems - 10
-	settle()
-	fresh, err := r.startLoom(ctx)
-	if err != nil {
-		return err
-	}
-	add("ready", fresh.Ready)
-	ds, a, err := inspect(ctx, fresh, "big.txt")
-	if err != nil {
-		fresh.close()
-		return err
-	}
-	if ds[0].Reused || !ds[0].Retained {
-		fresh.close()
-		return fmt.Errorf("inspect big.txt in a fresh server: reused %v, retained %v", ds[0].Reused, ds[0].Retained)
-	}
-	add("inspect", a.Elapsed)
-	if _, _, err := inspect(ctx, fresh, "big.json"); err != nil {
-		fresh.close()
-		return err
-	}
-	a, err = fresh.call(ctx, "get_json", `{"result":"r2","pointer":"/items/`+strconv.Itoa(pointerItem)+`/name"}`)
-	fresh.close()
-	if err != nil {
-		return err
-	}
-	add("json1", a.Elapsed)
-	loomOut := a.Text
-
-	// Then the processes (after the fresh server, so that jq's second of
-	// work and memory is not what a fresh server starts next to).
-	if r.cfg.OpenSSL != "" {
-		settle()
-		d, _, err := timeProcess(ctx, []string{r.cfg.OpenSSL, "dgst", "-sha256", filepath.Join(r.c.Root, "big.txt")})
-		if err != nil {
-			return err
-		}
-		base("inspect", d)
-	}
-	if r.cfg.JQ != "" {
-		settle()
-		d, out, err := timeProcess(ctx, []string{r.cfg.JQ, "-c", ".items[" + strconv.Itoa(pointerItem) + "].name", filepath.Join(r.c.Root, "big.json")})
-		if err != nil {
-			return err
-		}
-		base("json1", d)
-		if got := strings.TrimSpace(string(out)); got != loomOut {
-			return fmt.Errorf("get_json gave %q, jq %q", loomOut, got)
-		}
-	}
-
-	if r.cfg.FSServer != nil {
-		settle()
-		other, err := startSession(ctx, append(append([]string{}, r.cfg.FSServer...), r.c.Root))
-		if err != nil {
-			return err
-		}
-		other.close()
-		base("ready", other.Ready)
-	}
-	return r.peakRSS(ctx)
-}
-
 // warmLookups times one of each warm lookup; i varies the get_json pointer.
 // The server-filesystem calls come last: their answers (2.6 MB for the
 // head) leave garbage in this client and work in that server, both
@@ -458,38 +561,16 @@ func settle() {
 // settleTime is how long settle waits.
 const settleTime = 300 * time.Millisecond
 
-// peakRSS starts a fresh server, inspects the fill files one at a time
-// until one is not retained (the store is full), and reads its VmHWM.
-func (r *runner) peakRSS(ctx context.Context) error {
-	s, err := r.startLoom(ctx, "--max-store-bytes", strconv.FormatInt(r.cfg.StoreBytes, 10))
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	var stored int64
-	full := false
-	for _, name := range r.c.Fill {
-		ds, _, err := inspect(ctx, s, name)
-		if err != nil {
-			return err
-		}
-		if !ds[0].Retained {
-			full = true
-			break
-		}
-		stored += ds[0].Bytes
-	}
-	if !full {
-		return fmt.Errorf("the store never filled after %d files", len(r.c.Fill))
-	}
-	hwm, err := s.vmHWM()
-	if err != nil {
-		return err
-	}
-	r.rows["rss"].Loom = append(r.rows["rss"].Loom, float64(hwm)/(1<<20))
-	r.rows["rss"].BaseSamples = append(r.rows["rss"].BaseSamples, float64(stored)/(1<<20))
-	return nil
+// pause collects this process's garbage and lets the others' background
+// work finish before a measure of a few milliseconds: shorter than settle,
+// which comes before the cold measures.
+func pause() {
+	runtime.GC()
+	time.Sleep(pauseTime)
 }
+
+// pauseTime is how long pause waits.
+const pauseTime = 100 * time.Millisecond
 
 // cpuModel is the first "model name" of /proc/cpuinfo.
 func cpuModel() string {

@@ -1,9 +1,11 @@
 // Command loom-perf measures loom-results side by side with its peers and
-// the physical limits (openssl, jq, @modelcontextprotocol/server-filesystem,
-// the cheapest call on the same transport) and prints a table, then the
-// same table as Markdown.
+// the physical limits (openssl, Go's SHA-256 in memory, grep, jq,
+// @modelcontextprotocol/server-filesystem, the cheapest call on the same
+// transport, a replay server and handler that answer with loom's recorded
+// bytes) and prints the tables, then the same tables as Markdown.
 //
-//	go run ./cmd/loom-perf [--runs N] [--loom BIN] [--fs-server JS]
+//	go run ./cmd/loom-perf [--runs N] [--phases warm,replay,find,http,cold] [--small]
+//	                       [--loom BIN] [--replay BIN] [--fs-server JS]
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/loom-results/loom-results/internal/loombin"
+	"github.com/loom-results/loom-results/internal/replayserver"
 	"github.com/loom-results/loom-results/perfbench"
 )
 
@@ -42,16 +45,31 @@ type usageError struct{ error }
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loom-perf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := perfbench.DefaultConfig()
-	fs.IntVar(&cfg.Runs, "runs", cfg.Runs, "interleaved rounds (at least 1)")
+	small := fs.Bool("small", false, "small files and one round by default: checks that every row runs, in seconds; the numbers mean little")
+	runs := fs.Int("runs", 0, "interleaved rounds (at least 1; default 7, 1 with --small)")
+	phases := fs.String("phases", strings.Join(perfbench.AllPhases, ","), "the phases to run, comma-separated")
 	loom := fs.String("loom", "", "loom-results binary (default: build ./cmd/loom-results into a temp dir)")
+	replay := fs.String("replay", "", "loom-replay binary (default: build ./internal/replayserver/cmd/loom-replay into a temp dir)")
 	fsServer := fs.String("fs-server", "", "server-filesystem's dist/index.js (default: clients/node_modules/... in the module)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	if fs.NArg() > 0 || cfg.Runs < 1 {
-		return usageError{fmt.Errorf("usage: loom-perf [--runs N>=1] [--loom BIN] [--fs-server JS]")}
+	cfg := perfbench.DefaultConfig()
+	if *small {
+		cfg = perfbench.SmallConfig()
+	}
+	if given(fs, "runs") {
+		cfg.Runs = *runs
+	}
+	cfg.Phases = strings.Split(*phases, ",")
+	usage := fmt.Sprintf("usage: loom-perf [--runs N>=1] [--phases %s] [--small] [--loom BIN] [--replay BIN] [--fs-server JS]",
+		strings.Join(perfbench.AllPhases, ","))
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("%s: unexpected argument %q", usage, fs.Arg(0))}
+	}
+	if err := cfg.Check(); err != nil {
+		return usageError{fmt.Errorf("%s: %v", usage, err)}
 	}
 	tmp, err := os.MkdirTemp("", "loom-perf-")
 	if err != nil {
@@ -66,6 +84,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	cfg.Loom = []string{*loom}
+	if *replay == "" {
+		if *replay, err = replayserver.Build(ctx, tmp); err != nil {
+			return err
+		}
+	}
+	cfg.Replay = []string{*replay}
 	if *fsServer == "" && modRoot != "" {
 		*fsServer = filepath.Join(modRoot, "clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 	}
@@ -76,6 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.OpenSSL, _ = exec.LookPath("openssl")
 	cfg.JQ, _ = exec.LookPath("jq")
+	cfg.Grep, _ = exec.LookPath("grep")
 	cfg.Dir = filepath.Join(tmp, "root")
 	if err := os.Mkdir(cfg.Dir, 0o755); err != nil {
 		return err
@@ -97,6 +122,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	return rep.WriteMarkdown(stdout)
+}
+
+// given reports whether the flag name was set on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // moduleRoot is the directory of the main module's go.mod, or "".
