@@ -20,6 +20,10 @@ type Selection struct {
 	Bytes        int64           `json:"bytes"`
 	EscapedBytes int64           `json:"escaped_bytes"`
 	Budget       limits.Snapshot `json:"budget"`
+	// Quoted is Text as the answer's JSON string literal (json.Marshal's
+	// bytes), escaped in the pass that measured EscapedBytes, so that the
+	// answer copies it instead of escaping the text again.
+	Quoted []byte `json:"-"`
 }
 
 // ByteSelection is the "selection" of get_range.
@@ -107,7 +111,9 @@ func (b *Briefing) GetLines(ref Ref, first int64, last *int64, numbered bool) (*
 		out = append(out, r.Text.Data[start:end]...)
 		start = end
 	}
-	return b.selection(r, sel, "", out, size, escaped), nil
+	numberedText := string(out)
+	quoted := limits.AppendJSONString(make([]byte, 0, escaped+escaped/8), numberedText, true)
+	return b.selection(r, sel, "", numberedText, quoted, size, escaped), nil
 }
 
 // numberWidths returns the decimal digits of every number in first..last
@@ -170,21 +176,27 @@ func selectJSON(r *results.Result, pointer, as string) (selectors.Pointer, selec
 	return ptr, v, r.Text.Data[v.Start:v.End], nil
 }
 
-// answer charges text to the step and wraps it as a Selection.
+// answer charges text to the step and wraps it as a Selection. A text
+// over --max-lookup-bytes is refused by its size, before it is copied; one
+// within it is escaped for the answer and measured in one pass.
 func (b *Briefing) answer(r *results.Result, sel any, typ string, text []byte) (*Selection, *errcode.Error) {
-	// Measure before copying: a selection over the caps is never copied.
-	size, escaped, err := b.budget.Charge(text)
-	if err != nil {
+	size := int64(len(text))
+	if size > b.opts.Limits.MaxLookupBytes {
+		return nil, b.budget.ChargeSized(size, 0) // lookup_too_large
+	}
+	s := string(text)
+	quoted, escaped := limits.AppendMeasured(make([]byte, 0, size+size/8+2), s)
+	if err := b.budget.ChargeSized(size, escaped); err != nil {
 		return nil, err
 	}
-	return b.selection(r, sel, typ, text, size, escaped), nil
+	return b.selection(r, sel, typ, s, quoted, size, escaped), nil
 }
 
 // selection wraps a charged text as a Selection.
-func (b *Briefing) selection(r *results.Result, sel any, typ string, text []byte, size, escaped int64) *Selection {
+func (b *Briefing) selection(r *results.Result, sel any, typ, text string, quoted []byte, size, escaped int64) *Selection {
 	return &Selection{
 		Result: r.ID, SHA256: r.Text.Hex(), Selection: sel, Type: typ,
-		Text: string(text), Bytes: size, EscapedBytes: escaped, Budget: b.budget.Snapshot(),
+		Text: text, Bytes: size, EscapedBytes: escaped, Budget: b.budget.Snapshot(), Quoted: quoted,
 	}
 }
 

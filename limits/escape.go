@@ -79,6 +79,21 @@ func AppendEscapedByte(dst []byte, c byte) []byte {
 // gets back what it sent and two different lone surrogates never read
 // alike.
 func AppendJSONString(dst []byte, s string, escapeHTML bool) []byte {
+	return appendJSONString(dst, s, escapeHTML, nil)
+}
+
+// AppendMeasured is AppendJSONString with escapeHTML, which also returns
+// EscapedSize(s), counted in the same pass: a lookup's text is escaped once
+// for the answer and measured for the budget by the one loop.
+func AppendMeasured(dst []byte, s string) ([]byte, int64) {
+	extra := int64(0)
+	dst = appendJSONString(dst, s, true, &extra)
+	return dst, int64(len(s)) + 2 + extra
+}
+
+// appendJSONString is AppendJSONString; with measure set it adds to it what
+// EscapedSize counts beyond the text's own bytes and its quotes.
+func appendJSONString(dst []byte, s string, escapeHTML bool, measure *int64) []byte {
 	safe := &plainSafe
 	if escapeHTML {
 		safe = &htmlSafe
@@ -93,6 +108,9 @@ func AppendJSONString(dst []byte, s string, escapeHTML bool) []byte {
 		}
 		if b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
+			if measure != nil {
+				*measure += int64(escapeExtra[b]) // 0 for <, > and &
+			}
 			if b == '<' || b == '>' || b == '&' {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
 			} else {

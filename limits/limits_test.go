@@ -38,6 +38,9 @@ func TestEscapedSize(t *testing.T) {
 			assert.Equal(t, tt.want, EscapedSize([]byte(tt.text)))
 			quoted := AppendEscaped(nil, tt.text)
 			assert.Equal(t, tt.want, int64(len(quoted)), "EscapedSize measures AppendEscaped")
+			wire, measured := AppendMeasured([]byte("x"), tt.text)
+			assert.Equal(t, tt.want, measured, "AppendMeasured measures as EscapedSize does")
+			assert.Equal(t, "x"+string(AppendJSONString(nil, tt.text, true)), string(wire), "and writes what AppendJSONString does")
 			var back string
 			require.NoError(t, json.Unmarshal(quoted, &back))
 			assert.Equal(t, tt.text, back)

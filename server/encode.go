@@ -98,6 +98,7 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 	// The escaped span of the only text item, for a structured content that
 	// repeats the text (a selection's "text").
 	var text textSpan
+	sel, _ := r.StructuredContent.(*briefing.Selection)
 	for i, c := range r.Content {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -107,7 +108,12 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 			dst = appendString(dst, t.Type)
 			dst = append(dst, `,"text":`...)
 			start := len(dst)
-			dst = appendString(dst, t.Text)
+			if sel != nil && sel.Quoted != nil && t.Text == sel.Text {
+				// The selection's text, escaped when it was measured.
+				dst = append(dst, sel.Quoted...)
+			} else {
+				dst = appendString(dst, t.Text)
+			}
 			if len(r.Content) == 1 {
 				text = textSpan{t.Text, start, len(dst)}
 			}

@@ -666,7 +666,7 @@ func TestEncodedShapes(t *testing.T) {
 			"RawStructuredContent json.RawMessage -; IsError bool isError,omitempty"},
 		{mcp.TextContent{}, "Annotated.Annotations *mcp.Annotations annotations,omitempty; Meta *mcp.Meta _meta,omitempty; Type string type; Text string text"},
 		{briefing.Selection{}, "Result string result; SHA256 string sha256; Selection interface {} selection; Type string type,omitempty; " +
-			"Text string text; Bytes int64 bytes; EscapedBytes int64 escaped_bytes; Budget limits.Snapshot budget"},
+			"Text string text; Bytes int64 bytes; EscapedBytes int64 escaped_bytes; Budget limits.Snapshot budget; Quoted []uint8 -"},
 		{briefing.ByteSelection{}, "Start int64 start; End int64 end"},
 		{briefing.LineSelection{}, "First int64 first; Last int64 last; Numbered bool numbered,omitempty"},
 		{briefing.PointerSelection{}, "Pointer string pointer; As string as"},
