@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -275,13 +276,28 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // have taken some of the one ServeHTTP set.
 func (t *httpTransport) writeAnswer(w http.ResponseWriter, status int, msg *inbound, resp any) {
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(t.writeTimeout))
-	b := t.s.encodeAnswer(nil, msg, resp)
+	buf := answerBuffers.Get().(*[]byte)
+	b := t.s.encodeAnswer((*buf)[:0], msg, resp)
+	defer func() {
+		if cap(b) <= maxPooledAnswer {
+			*buf = b
+			answerBuffers.Put(buf)
+		}
+	}()
 	if len(b) == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	writeBody(w, status, b)
 }
+
+// answerBuffers holds the buffers HTTP answers are encoded into: written
+// to the connection, a buffer is free again, so that an answer costs no
+// allocation as it grows. Buffers that grew past maxPooledAnswer (a large
+// expand_edit's) are left to the collector.
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+const maxPooledAnswer = 1 << 20
 
 func writeBody(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")

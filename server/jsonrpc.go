@@ -496,7 +496,7 @@ func (s *Server) answer(ctx context.Context, m inbound) mcp.JSONRPCMessage {
 	if !m.plain || briefingFrom(ctx) == nil {
 		return s.mcp.HandleMessage(ctx, m.mcpBody())
 	}
-	tool := s.mcp.GetTool(m.tool)
+	tool := s.tools[m.tool]
 	if tool == nil || tool.Tool.Execution != nil {
 		return s.mcp.HandleMessage(ctx, m.mcpBody())
 	}

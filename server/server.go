@@ -51,6 +51,10 @@ type Server struct {
 	opts  Options
 	quota *results.Quota
 	mcp   *mcpserver.MCPServer
+	// tools are the tools added to mcp, by name, for the direct path: the
+	// set never changes after New, and mcp-go's GetTool copies a tool's
+	// whole definition onto the heap on every call.
+	tools map[string]*mcpserver.ServerTool
 }
 
 // New returns a server with every tool of SPEC section 5.
@@ -63,8 +67,10 @@ func New(opts Options) *Server {
 		mcpserver.WithLogging(),
 		mcpserver.WithInstructions(instructions(opts.tools())),
 	)
+	s.tools = map[string]*mcpserver.ServerTool{}
 	for _, t := range Tools(opts.tools()) {
 		s.mcp.AddTool(t.Tool, t.Handler)
+		s.tools[t.Tool.Name] = &t
 	}
 	return s
 }
