@@ -7,7 +7,6 @@ package briefing
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
@@ -36,7 +35,7 @@ type Options struct {
 // Briefing is the state of one client. Its methods must be called inside Do,
 // which runs one call at a time in the order callers arrive at it.
 type Briefing struct {
-	mu     sync.Mutex
+	turns  fifo
 	opts   Options
 	store  *results.Store
 	budget *limits.Budget
@@ -60,8 +59,8 @@ func New(opts Options) *Briefing {
 // Do runs fn as one call of the briefing, after every call that entered Do
 // before it has finished.
 func (b *Briefing) Do(fn func()) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.turns.lock()
+	defer b.turns.unlock()
 	fn()
 }
 
