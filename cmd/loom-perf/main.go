@@ -23,7 +23,7 @@ import (
 
 	"github.com/loom-results/loom-results/internal/loombin"
 	"github.com/loom-results/loom-results/internal/replayserver"
-	"github.com/loom-results/loom-results/perfbench"
+	"github.com/loom-results/loom-results/internal/perfbench"
 )
 
 func main() {

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loom-results/loom-results/loadtest"
+	"github.com/loom-results/loom-results/internal/loadtest"
 )
 
 // call is a tools/call line.

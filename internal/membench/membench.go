@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/loom-results/loom-results/internal/loombin"
-	"github.com/loom-results/loom-results/loadtest"
+	"github.com/loom-results/loom-results/internal/loadtest"
 )
 
 // Config is one run of the program.

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loom-results/loom-results/loadtest"
+	"github.com/loom-results/loom-results/internal/loadtest"
 )
 
 // start runs the server with --root root, the extra flags and environment

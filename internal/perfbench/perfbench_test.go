@@ -242,7 +242,7 @@ func TestRunSmoke(t *testing.T) {
 	cfg.OpenSSL, _ = exec.LookPath("openssl")
 	cfg.JQ, _ = exec.LookPath("jq")
 	cfg.Grep, _ = exec.LookPath("grep")
-	js, _ := filepath.Abs("../clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+	js, _ := filepath.Abs("../../clients/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 	if node, err := exec.LookPath("node"); err == nil {
 		if _, err := os.Stat(js); err == nil {
 			cfg.FSServer = []string{node, js}
