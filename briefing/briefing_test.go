@@ -12,23 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/selectors"
-	"github.com/loom-results/loom-results/workspace"
 )
 
 // fixture is a briefing over a temporary root holding files.
 func fixture(t *testing.T, cfg limits.Config, ctx Context, files map[string]string) *Briefing {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	root, err := workspace.Open(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { root.Close() })
+	root, _ := testroot.Open(t, files)
 	b := New(Options{Limits: cfg, Context: ctx, Root: root})
 	t.Cleanup(b.Close)
 	return b

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/workspace"
 )
@@ -34,17 +35,9 @@ var writeFiles = map[string]string{
 // directory too.
 func writeBriefing(t *testing.T, cfg limits.Config, ctx Context, steps limits.Steps) (*Briefing, string) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range writeFiles {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	root, dir := testroot.Open(t, writeFiles)
 	require.NoError(t, os.Chmod(filepath.Join(dir, "ro.txt"), 0o444))
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "link.txt")))
-	root, err := workspace.Open(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { root.Close() })
 	b := New(Options{Limits: cfg, Context: ctx, Steps: steps, Root: root})
 	t.Cleanup(b.Close)
 	for _, e := range b.Inspect([]string{"a.txt", "nonl.txt"}) {

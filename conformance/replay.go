@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,12 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/loom-results/loom-results/internal/stdioclient"
 )
 
 // Replay replays each script (a .txtar file, or a directory whose *.txtar
@@ -159,21 +159,9 @@ func (r Runner) session(ctx context.Context, s *Script) (*session, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	args := append(append(slices.Clone(r.Server[1:]), "--root", root), s.Flags...)
-	cmd := exec.CommandContext(ctx, r.Server[0], args...)
-	cmd.Dir = root
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	argv := append(append(slices.Clone(r.Server), "--root", root), s.Flags...)
+	p, err := stdioclient.Start(ctx, argv, stdioclient.Options{Dir: root})
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the server: %w", err)
 	}
 
@@ -182,18 +170,16 @@ func (r Runner) session(ctx context.Context, s *Script) (*session, error) {
 	// same time, so neither side blocks on a full pipe.
 	rootJSON := jsonText(root)
 	go func() {
-		w := bufio.NewWriter(stdin)
 		for _, m := range s.Client {
-			w.Write(bytes.ReplaceAll(m.Line, []byte(RootVar), rootJSON))
-			w.WriteByte('\n')
+			if p.WriteLine(bytes.ReplaceAll(m.Line, []byte(RootVar), rootJSON)) != nil {
+				break
+			}
 		}
-		w.Flush()
-		stdin.Close()
+		p.CloseInput()
 	}()
 	sess := &session{s: s, limits: lim}
-	rd := bufio.NewReader(stdout)
 	for {
-		line, err := rd.ReadBytes('\n')
+		line, err := p.ReadLine()
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			t = bytes.ReplaceAll(t, rootJSON, []byte(RootVar))
 			t = hideVersion(t)
@@ -203,11 +189,11 @@ func (r Runner) session(ctx context.Context, s *Script) (*session, error) {
 			break
 		}
 	}
-	sess.exit = cmd.Wait()
+	sess.exit = p.Wait()
 	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
 		sess.exit = fmt.Errorf("session timed out after %v (%v)", timeout, sess.exit)
 	}
-	sess.stderr = stderr.Bytes()
+	sess.stderr = p.Stderr.Bytes()
 	return sess, nil
 }
 

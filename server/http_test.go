@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -20,22 +18,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
-	"github.com/loom-results/loom-results/workspace"
 )
 
 // newTestServer returns a server whose root holds files.
 func newTestServer(t *testing.T, cfg limits.Config, files map[string]string) *Server {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	root, err := workspace.Open(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { root.Close() })
+	root, _ := testroot.Open(t, files)
 	return New(Options{Limits: cfg, Context: briefing.Legacy, Root: root})
 }
 

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
-	"github.com/loom-results/loom-results/workspace"
 )
 
 // session is a client of ServeStdio over in-memory pipes: the real stdio
@@ -30,15 +28,7 @@ type session struct {
 
 func start(t *testing.T, cfg limits.Config, ctx briefing.Context, files map[string]string) *session {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	root, err := workspace.Open(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { root.Close() })
+	root, dir := testroot.Open(t, files)
 	sess := serveStdio(t, New(Options{Limits: cfg, Context: ctx, Root: root}))
 	sess.dir = dir
 	return sess

@@ -1,31 +1,20 @@
 package editbench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os/exec"
 	"strings"
-	"sync"
 
+	"github.com/loom-results/loom-results/internal/stdioclient"
 	"github.com/loom-results/loom-results/limits"
 )
 
 // A session is one briefing: a server process driven over stdio, one
-// JSON-RPC request a line, as an agent's client drives it. (The official
-// SDK clients are exercised by the conformance and client tests; this
-// client is kept small so that the server binary, which carries
-// bench-edits, does not carry an MCP client too.)
+// JSON-RPC request a line, as an agent's client drives it, through the
+// project's small stdio client.
 type session struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *bufio.Reader
-	stderr *lockedBuffer
-	stop   func() bool // stops the kill on cancellation
-	nextID int
+	p *stdioclient.Process
 	// budget is the step budget of the last answer that carried one; nil
 	// before the first.
 	budget *limits.Snapshot
@@ -46,106 +35,42 @@ type answer struct {
 	Structured json.RawMessage
 }
 
-// protocolVersion is the handshake the client asks for.
-const protocolVersion = "2025-11-25"
-
 // startSession starts server (a command; --root root and extra are
 // appended) and initializes it.
 func startSession(ctx context.Context, server []string, root string, extra []string) (*session, error) {
-	args := append(append(append([]string{}, server[1:]...), "--root", root), extra...)
-	cmd := exec.Command(server[0], args...)
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
+	argv := append(append(append([]string{}, server...), "--root", root), extra...)
+	p, err := stdioclient.Start(ctx, argv, stdioclient.Options{})
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
+	if err := p.Initialize(ctx, "loom-editbench"); err != nil {
+		p.Close()
 		return nil, fmt.Errorf("starting %s: %w", strings.Join(server, " "), err)
 	}
-	s := &session{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 1<<20), stderr: stderr}
-	// A cancelled run ends the server, which ends any read waiting on it.
-	s.stop = context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
-	var init struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	if err := s.request(ctx, "initialize", map[string]any{
-		"protocolVersion": protocolVersion,
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]any{"name": "loom-editbench", "version": "0.1.0"},
-	}, &init); err != nil {
-		s.close()
-		return nil, fmt.Errorf("starting %s: %w", strings.Join(server, " "), err)
-	}
-	if err := s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}); err != nil {
-		s.close()
-		return nil, err
-	}
-	return s, nil
+	return &session{p: p}, nil
 }
 
 // close ends the server: end of input, then its exit status.
-func (s *session) close() error {
-	s.stop()
-	s.stdin.Close()
-	if err := s.cmd.Wait(); err != nil {
-		return fmt.Errorf("server exit: %w: %s", err, s.stderr.String())
-	}
-	return nil
-}
+func (s *session) close() error { return s.p.Close() }
 
-func (s *session) send(msg any) error {
-	b, err := json.Marshal(msg)
+// request sends one request and decodes its result into out; a JSON-RPC
+// error is an error.
+func (s *session) request(ctx context.Context, method string, params any, out any) error {
+	b, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
-	_, err = s.stdin.Write(append(b, '\n'))
-	return err
-}
-
-// request sends one request and decodes its result into out; a JSON-RPC
-// error is an error. Calls are one at a time, so the next line with an id
-// is the answer (notifications, which have none, are skipped).
-func (s *session) request(ctx context.Context, method string, params any, out any) error {
-	if err := ctx.Err(); err != nil {
+	line, err := s.p.Request(ctx, method, b)
+	if err != nil {
 		return err
 	}
-	s.nextID++
-	id := s.nextID
-	if err := s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
-		return fmt.Errorf("%s: %w: %s", method, err, s.stderr.String())
+	var resp struct {
+		Result json.RawMessage `json:"result"`
 	}
-	for {
-		line, err := s.stdout.ReadBytes('\n')
-		if err != nil {
-			return fmt.Errorf("%s: reading the answer: %w: %s", method, err, s.stderr.String())
-		}
-		var resp struct {
-			ID     *int            `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(line, &resp); err != nil {
-			return fmt.Errorf("%s: answer %q: %w", method, line, err)
-		}
-		if resp.ID == nil {
-			continue
-		}
-		if *resp.ID != id {
-			return fmt.Errorf("%s: answer to id %d, want %d", method, *resp.ID, id)
-		}
-		if resp.Error != nil {
-			return fmt.Errorf("%s: JSON-RPC error %d: %s", method, resp.Error.Code, resp.Error.Message)
-		}
-		return json.Unmarshal(resp.Result, out)
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return fmt.Errorf("%s: answer %q: %w", method, line, err)
 	}
+	return json.Unmarshal(resp.Result, out)
 }
 
 // call calls tool with args, a JSON object sent as given, and keeps the
@@ -230,23 +155,3 @@ func (s *session) limit(name string, def int64) int64 {
 	return def
 }
 
-// lockedBuffer collects a server's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b.Len() > 1<<16 {
-		return len(p), nil // enough to say what went wrong
-	}
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.TrimSpace(l.b.String())
-}

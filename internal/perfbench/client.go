@@ -9,12 +9,12 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loom-results/loom-results/internal/replayserver"
+	"github.com/loom-results/loom-results/internal/stdioclient"
 )
 
 // protocolVersion is the handshake every server is driven with: the latest
@@ -27,7 +27,7 @@ const protocolVersion = "2025-11-25"
 type session struct {
 	cs     *mcp.ClientSession
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *stdioclient.LockedBuffer
 	// Ready is the time from starting the process to the answer of its
 	// first tools/list.
 	Ready  time.Duration
@@ -40,7 +40,7 @@ type session struct {
 // startSession starts argv, connects, and lists the tools.
 func startSession(ctx context.Context, argv []string) (*session, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	s := &session{cmd: cmd, stderr: &lockedBuffer{}}
+	s := &session{cmd: cmd, stderr: &stdioclient.LockedBuffer{}}
 	cmd.Stderr = s.stderr
 	if err := s.connect(ctx, argv, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}); err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func startSession(ctx context.Context, argv []string) (*session, error) {
 // the session recorded in rec, as the bytes cross the pipes.
 func startRecordedSession(ctx context.Context, argv []string, rec *replayserver.Recorder) (*session, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	s := &session{cmd: cmd, stderr: &lockedBuffer{}, wait: true}
+	s := &session{cmd: cmd, stderr: &stdioclient.LockedBuffer{}, wait: true}
 	cmd.Stderr = s.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -173,22 +173,4 @@ func timeProcess(ctx context.Context, argv []string) (time.Duration, []byte, err
 		return d, nil, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, errb.String())
 	}
 	return d, out.Bytes(), nil
-}
-
-// lockedBuffer collects a process's stderr.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

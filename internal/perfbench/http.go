@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loom-results/loom-results/internal/replayserver"
+	"github.com/loom-results/loom-results/internal/stdioclient"
 )
 
 // httpCycle is the number of lookups each session makes per begin_step in
@@ -278,7 +279,7 @@ func (s *httpSession) close() { s.end(context.Background()) }
 type httpProc struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *lockedBuffer
+	stderr *stdioclient.LockedBuffer
 	done   chan struct{} // closed when the process has exited
 }
 
@@ -296,7 +297,7 @@ func startHTTP(ctx context.Context, argv []string) (*httpProc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 	}
-	p := &httpProc{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	p := &httpProc{cmd: cmd, stderr: &stdioclient.LockedBuffer{}, done: make(chan struct{})}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pipe)
