@@ -154,4 +154,3 @@ func (s *session) limit(name string, def int64) int64 {
 	}
 	return def
 }
-

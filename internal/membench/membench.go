@@ -24,8 +24,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/loom-results/loom-results/internal/loombin"
 	"github.com/loom-results/loom-results/internal/loadtest"
+	"github.com/loom-results/loom-results/internal/loombin"
 )
 
 // Config is one run of the program.
