@@ -217,6 +217,7 @@ func TestWriteFileNextEdit(t *testing.T) {
 	require.Nil(t, e.Err)
 	w, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"` + *e.Descriptor.ID + `","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
 	require.Nil(t, err)
+	assert.Equal(t, *e.Descriptor.ID, *w.Base, "the inspected result is the base")
 	assert.Equal(t, "0\none\ntwo\nTHREE\n", readTree(t, dir)["a.txt"])
 }
 

@@ -38,7 +38,6 @@ func Read(path string) (*Doc, error) {
 // never headings.
 func Parse(text string) *Doc {
 	lines := strings.Split(text, "\n")
-	type open struct{ level, start int }
 	var d Doc
 	fenced := false
 	for i, line := range lines {
