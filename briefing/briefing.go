@@ -14,22 +14,23 @@ import (
 	"github.com/loom-results/loom-results/workspace"
 )
 
-// Context is the context policy of SPEC section 7.
-type Context string
+// Policy is the context policy of SPEC section 7 (--context): what a
+// descriptor shows and what a full store answers.
+type Policy string
 
 // The context policies.
 const (
-	Legacy  Context = "legacy"
-	Bounded Context = "bounded"
+	Legacy  Policy = "legacy"
+	Bounded Policy = "bounded"
 )
 
 // Options configure a briefing.
 type Options struct {
-	Limits  limits.Config
-	Context Context
-	Steps   limits.Steps // who calls begin_step; "" is limits.ClientSteps
-	Root    *workspace.Root
-	Quota   *results.Quota // shared by the briefings of a process
+	Limits limits.Config
+	Policy Policy
+	Steps  limits.Steps // who calls begin_step; "" is limits.ClientSteps
+	Root   *workspace.Root
+	Quota  *results.Quota // shared by the briefings of a process
 }
 
 // Briefing is the state of one client. Its methods must be called inside Do,
@@ -43,8 +44,8 @@ type Briefing struct {
 
 // New returns an empty briefing in step 1.
 func New(opts Options) *Briefing {
-	if opts.Context == "" {
-		opts.Context = Legacy
+	if opts.Policy == "" {
+		opts.Policy = Legacy
 	}
 	if opts.Steps == "" {
 		opts.Steps = limits.ClientSteps

@@ -18,10 +18,10 @@ import (
 )
 
 // fixture is a briefing over a temporary root holding files.
-func fixture(t *testing.T, cfg limits.Config, ctx Context, files map[string]string) *Briefing {
+func fixture(t *testing.T, cfg limits.Config, policy Policy, files map[string]string) *Briefing {
 	t.Helper()
 	root, _ := testroot.Open(t, files)
-	b := New(Options{Limits: cfg, Context: ctx, Root: root})
+	b := New(Options{Limits: cfg, Policy: policy, Root: root})
 	t.Cleanup(b.Close)
 	return b
 }

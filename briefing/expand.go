@@ -109,7 +109,7 @@ func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
 		at := n.at
 		items[i] = results.Item{Text: texts[i], Complete: true, Source: results.Source{Kind: results.KindEdit, At: &at, Path: path}}
 	}
-	got, ok := b.store.RetainAll(items, b.opts.Context == Bounded)
+	got, ok := b.store.RetainAll(items, b.opts.Policy == Bounded)
 	if !ok {
 		return nil, storeFull(total, b.store)
 	}

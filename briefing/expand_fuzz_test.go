@@ -65,7 +65,7 @@ func quote(t *testing.T, s string) string {
 
 // fuzzBriefing is a briefing that holds text as r1.
 func fuzzBriefing(t *testing.T, text string) *Briefing {
-	b := New(Options{Limits: limits.Defaults(), Context: Legacy})
+	b := New(Options{Limits: limits.Defaults(), Policy: Legacy})
 	t.Cleanup(b.Close)
 	d, err := b.RetainOutput(Output{Label: "fuzz", Text: text, Complete: true})
 	require.Nil(t, err)

@@ -30,7 +30,7 @@ var editFiles = []struct{ name, body string }{
 }
 
 // editBriefing is a briefing that holds editFiles as r1 to r6.
-func editBriefing(t *testing.T, cfg limits.Config, ctx Context) *Briefing {
+func editBriefing(t *testing.T, cfg limits.Config, policy Policy) *Briefing {
 	t.Helper()
 	files := make(map[string]string, len(editFiles))
 	names := make([]string, 0, len(editFiles))
@@ -38,7 +38,7 @@ func editBriefing(t *testing.T, cfg limits.Config, ctx Context) *Briefing {
 		files[f.name] = f.body
 		names = append(names, f.name)
 	}
-	b := fixture(t, cfg, ctx, files)
+	b := fixture(t, cfg, policy, files)
 	for i, e := range b.Inspect(names) {
 		require.Nil(t, e.Err, names[i])
 		require.Equal(t, "r"+strconv.Itoa(i+1), *e.Descriptor.ID)
@@ -863,12 +863,12 @@ func TestExpandProcessQuota(t *testing.T) {
 	t.Parallel()
 	cfg := limits.Defaults()
 	quota := results.NewQuota(10)
-	other := New(Options{Limits: cfg, Context: Bounded, Quota: quota})
+	other := New(Options{Limits: cfg, Policy: Bounded, Quota: quota})
 	t.Cleanup(other.Close)
 	_, err := other.RetainOutput(Output{Label: "a", Text: "12345678"})
 	require.Nil(t, err)
 
-	b := New(Options{Limits: cfg, Context: Bounded, Quota: quota})
+	b := New(Options{Limits: cfg, Policy: Bounded, Quota: quota})
 	_, err = expand(b, `{"a":{"$compose":["xy"]},"b":{"$compose":["z"]}}`)
 	assert.Equal(t, errcode.StoreFull, code(t, err))
 	assert.Equal(t, int64(8), quota.Used(), "nothing reserved")
@@ -880,7 +880,7 @@ func TestExpandProcessQuota(t *testing.T) {
 	b.Close()
 	assert.Equal(t, int64(8), quota.Used(), "a closed briefing gives its bytes back")
 
-	legacy := New(Options{Limits: cfg, Context: Legacy, Quota: quota})
+	legacy := New(Options{Limits: cfg, Policy: Legacy, Quota: quota})
 	t.Cleanup(legacy.Close)
 	got, err = expand(legacy, `{"a":{"$compose":["x"]},"b":{"$compose":["yz"]},"c":{"$compose":["w"]}}`)
 	require.Nil(t, err)

@@ -16,7 +16,7 @@ import (
 // work grew with the values times their depth: 10,000 values 100 levels
 // deep made 20,000 strings of about 200 bytes.
 func TestExpandWalkAllocations(t *testing.T) {
-	b := New(Options{Limits: limits.Defaults(), Context: Legacy})
+	b := New(Options{Limits: limits.Defaults(), Policy: Legacy})
 	t.Cleanup(b.Close)
 	doc := []byte(`{"x":` + strings.Repeat(`[`, 100) + strings.Repeat(`0,`, 9_999) + `0` + strings.Repeat(`]`, 100) + `}`)
 	var failed bool
@@ -34,7 +34,7 @@ func TestExpandWalkAllocations(t *testing.T) {
 // TestExpandNoNodeNoCopy: arguments without a node are given back as they
 // came, not copied (it runs alone: it reads the process's allocations).
 func TestExpandNoNodeNoCopy(t *testing.T) {
-	b := New(Options{Limits: limits.Defaults(), Context: Legacy})
+	b := New(Options{Limits: limits.Defaults(), Policy: Legacy})
 	t.Cleanup(b.Close)
 	args := []byte(`{"path":"a.go","content":"` + strings.Repeat("x", 4<<20) + `"}`)
 	var before, after runtime.MemStats

@@ -124,7 +124,7 @@ func (b *Briefing) inspectUnkept(f *workspace.File, src results.Source) (d *resu
 		d := results.Describe(r.Text, true, src, results.Retained{Result: r, Reused: true}, b.view(), b.opts.Limits.PreviewBytes)
 		return &d, true, nil
 	}
-	if b.opts.Context == Bounded {
+	if b.opts.Policy == Bounded {
 		return nil, true, storeFull(size, b.store)
 	}
 	desc := results.DescribeSummary(sum, true, src, b.view(), b.opts.Limits.PreviewBytes)
@@ -135,7 +135,7 @@ func (b *Briefing) inspectUnkept(f *workspace.File, src results.Source) (d *resu
 // bounded context a full store is the error store_full (SPEC section 7).
 func (b *Briefing) retain(t *results.Text, complete bool, src results.Source) (*results.Descriptor, *errcode.Error) {
 	got := b.store.Retain(t, complete, src)
-	if b.opts.Context == Bounded && got.Result == nil {
+	if b.opts.Policy == Bounded && got.Result == nil {
 		return nil, storeFull(int64(len(t.Data)), b.store)
 	}
 	d := results.Describe(t, complete, src, got, b.view(), b.opts.Limits.PreviewBytes)
@@ -152,7 +152,7 @@ func (b *Briefing) resultCap() int64 {
 // view is how descriptors are shown under the context policy: compact in
 // bounded context (SPEC section 7).
 func (b *Briefing) view() results.View {
-	if b.opts.Context == Bounded {
+	if b.opts.Policy == Bounded {
 		return results.Compact
 	}
 	return results.Full

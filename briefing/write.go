@@ -101,7 +101,7 @@ func (b *Briefing) WriteFile(req WriteRequest) (*Written, *errcode.Error) {
 		return nil, err // parts are valid UTF-8 and end on boundaries, so this does not happen
 	}
 	src := results.Source{Kind: results.KindFile, Path: &target.Rel}
-	if b.opts.Context == Bounded && b.store.Reusable(text.Sum, true, src) == nil && !b.store.Fits(size) {
+	if b.opts.Policy == Bounded && b.store.Reusable(text.Sum, true, src) == nil && !b.store.Fits(size) {
 		return nil, storeFull(size, b.store)
 	}
 

@@ -33,12 +33,12 @@ var writeFiles = map[string]string{
 // writeBriefing is a briefing over a temporary root holding writeFiles,
 // with a.txt inspected as r1 and nonl.txt as r2; it returns the root's
 // directory too.
-func writeBriefing(t *testing.T, cfg limits.Config, ctx Context, steps limits.Steps) (*Briefing, string) {
+func writeBriefing(t *testing.T, cfg limits.Config, policy Policy, steps limits.Steps) (*Briefing, string) {
 	t.Helper()
 	root, dir := testroot.Open(t, writeFiles)
 	require.NoError(t, os.Chmod(filepath.Join(dir, "ro.txt"), 0o444))
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "link.txt")))
-	b := New(Options{Limits: cfg, Context: ctx, Steps: steps, Root: root})
+	b := New(Options{Limits: cfg, Policy: policy, Steps: steps, Root: root})
 	t.Cleanup(b.Close)
 	for _, e := range b.Inspect([]string{"a.txt", "nonl.txt"}) {
 		require.Nil(t, e.Err)

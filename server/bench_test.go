@@ -49,7 +49,7 @@ func startBench(b *testing.B, files map[string][]byte) *benchSession {
 	cfg := limits.Defaults()
 	cfg.MaxLookups = 1 << 62
 	cfg.MaxStepBytes = 1 << 62
-	s := New(Options{Limits: cfg, Context: briefing.Legacy, Root: root})
+	s := New(Options{Limits: cfg, Policy: briefing.Legacy, Root: root})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan struct{})

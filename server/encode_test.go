@@ -190,7 +190,7 @@ func TestEncodeConformanceScripts(t *testing.T) {
 			if !filepath.IsAbs(*root) {
 				*root = filepath.Join(dir, *root)
 			}
-			tw := newTwin(t, Options{Limits: cfg, Context: briefing.Context(*policy), Steps: limits.Steps(*steps), Write: *write}, *root)
+			tw := newTwin(t, Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), Write: *write}, *root)
 			for _, line := range sc.client {
 				tw.exchange(bytes.ReplaceAll(line, []byte("$ROOT"), []byte(dir)))
 			}
@@ -326,7 +326,7 @@ func TestEncodeHostileMessages(t *testing.T) {
 		c.MaxLookups, c.MaxStepBytes, c.PageSize, c.PreviewBytes = 6, 2000, 2, 5
 		return c
 	}()} {
-		tw := newTwin(t, Options{Limits: cfg, Context: briefing.Legacy}, awkwardRoot(t))
+		tw := newTwin(t, Options{Limits: cfg, Policy: briefing.Legacy}, awkwardRoot(t))
 		// Handlers that fail as no tool of this server does, for the
 		// JSON-RPC errors Server.handle builds as mcp-go would.
 		for _, s := range []*Server{tw.ref, tw.cur} {

@@ -33,7 +33,7 @@ func errorOf(res map[string]any) map[string]any {
 
 const editBody = "one\ntwo\nthree\n"
 
-func editSession(t *testing.T, cfg limits.Config, ctx briefing.Context) *session {
+func editSession(t *testing.T, cfg limits.Config, ctx briefing.Policy) *session {
 	t.Helper()
 	s := start(t, cfg, ctx, map[string]string{"a.txt": editBody, "u.txt": "héllo\n"})
 	s.initialize()

@@ -20,7 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// HTTPOptions configure ServeHTTP.
+// HTTPOptions configure ListenAndServeHTTP.
 type HTTPOptions struct {
 	Addr  string    // host:port to listen on; the endpoint is http://Addr/mcp
 	Token string    // when set, every request needs Authorization: Bearer Token
@@ -160,12 +160,12 @@ func listenAddr(addr string, bound net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
-// ServeHTTP serves Streamable HTTP at http://opts.Addr/mcp until ctx is
+// ListenAndServeHTTP serves Streamable HTTP at http://opts.Addr/mcp until ctx is
 // done, one briefing per MCP session (SPEC section 2). It logs the URL it
 // serves to opts.Log. When ctx is done it stops accepting connections, lets
 // in-flight requests finish for up to 1.5 s, ends every session, freeing
 // its briefing, and returns nil.
-func (s *Server) ServeHTTP(ctx context.Context, opts HTTPOptions) error {
+func (s *Server) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error {
 	if err := CheckHTTPAddr(opts.Addr, opts.Token); err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (s *Server) ServeHTTP(ctx context.Context, opts HTTPOptions) error {
 	return nil
 }
 
-// newHTTPTransport returns the HTTP handler of ServeHTTP, without a
+// newHTTPTransport returns the HTTP handler of ListenAndServeHTTP, without a
 // listener.
 func (s *Server) newHTTPTransport(opts HTTPOptions) *httpTransport {
 	host, _, _ := net.SplitHostPort(opts.Addr)

@@ -319,9 +319,9 @@ func TestHTTPSessionCapNoIdleTimeout(t *testing.T) {
 	assert.Equal(t, "60", a.header.Get("Retry-After"))
 }
 
-// TestServeHTTPHeaderDeadline: a connection that never completes its
+// TestListenAndServeHTTPHeaderDeadline: a connection that never completes its
 // request's headers is closed after --http-read-timeout.
-func TestServeHTTPHeaderDeadline(t *testing.T) {
+func TestListenAndServeHTTPHeaderDeadline(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -329,7 +329,7 @@ func TestServeHTTPHeaderDeadline(t *testing.T) {
 	logs := make(logLines, 16)
 	done := make(chan error, 1)
 	go func() {
-		done <- s.ServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Log: logs, ReadTimeout: 20 * time.Millisecond})
+		done <- s.ListenAndServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Log: logs, ReadTimeout: 20 * time.Millisecond})
 	}()
 	var serverURL string
 	select {
@@ -337,7 +337,7 @@ func TestServeHTTPHeaderDeadline(t *testing.T) {
 		serverURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`).FindString(line)
 		require.NotEmpty(t, serverURL, "log line %q names no URL", line)
 	case err := <-done:
-		t.Fatalf("ServeHTTP returned %v", err)
+		t.Fatalf("ListenAndServeHTTP returned %v", err)
 	}
 	conn := dialRaw(t, serverURL)
 	_, err := io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")

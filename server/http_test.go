@@ -26,7 +26,7 @@ import (
 func newTestServer(t *testing.T, cfg limits.Config, files map[string]string) *Server {
 	t.Helper()
 	root, _ := testroot.Open(t, files)
-	return New(Options{Limits: cfg, Context: briefing.Legacy, Root: root})
+	return New(Options{Limits: cfg, Policy: briefing.Legacy, Root: root})
 }
 
 // newHTTPFixture serves s's Streamable HTTP transport on a loopback
@@ -657,14 +657,14 @@ func (l logLines) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestServeHTTPShutdown(t *testing.T) {
+func TestListenAndServeHTTPShutdown(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "abc\n", "b.txt": "de\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logs := make(logLines, 16)
 	done := make(chan error, 1)
-	go func() { done <- s.ServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Log: logs}) }()
+	go func() { done <- s.ListenAndServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Log: logs}) }()
 
 	var url string
 	select {
@@ -672,7 +672,7 @@ func TestServeHTTPShutdown(t *testing.T) {
 		url = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`).FindString(line)
 		require.NotEmpty(t, url, "log line %q names no URL", line)
 	case err := <-done:
-		t.Fatalf("ServeHTTP returned %v", err)
+		t.Fatalf("ListenAndServeHTTP returned %v", err)
 	}
 	c := &httpClient{t: t, url: url, hc: &http.Client{Timeout: 10 * time.Second}}
 	a, b := c.initialize(), c.initialize()
@@ -686,7 +686,7 @@ func TestServeHTTPShutdown(t *testing.T) {
 	case err := <-done:
 		require.NoError(t, err)
 	case <-time.After(2 * time.Second):
-		t.Fatal("ServeHTTP did not return within 2 s of shutdown")
+		t.Fatal("ListenAndServeHTTP did not return within 2 s of shutdown")
 	}
 	t.Logf("shutdown took %v", time.Since(start))
 	assert.Equal(t, int64(0), s.quota.Used(), "every session's briefing is freed")
@@ -694,10 +694,10 @@ func TestServeHTTPShutdown(t *testing.T) {
 	assert.Error(t, err, "the listener is closed")
 }
 
-func TestServeHTTPRefusesAddr(t *testing.T) {
+func TestListenAndServeHTTPRefusesAddr(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	assert.Error(t, s.ServeHTTP(context.Background(), HTTPOptions{Addr: "192.168.1.2:0"}))
+	assert.Error(t, s.ListenAndServeHTTP(context.Background(), HTTPOptions{Addr: "192.168.1.2:0"}))
 }
 
 func TestHTTPConcurrentSessions(t *testing.T) {

@@ -47,7 +47,7 @@ func FuzzReadMessage(f *testing.F) {
 	}
 	cfg := limits.Defaults()
 	cfg.MaxMessageBytes = 1 << 20
-	tw := newTwin(f, Options{Limits: cfg, Context: briefing.Legacy}, dir)
+	tw := newTwin(f, Options{Limits: cfg, Policy: briefing.Legacy}, dir)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		tw.t = t
 		body = bytes.ReplaceAll(body, []byte("$ROOT"), []byte(dir))

@@ -25,12 +25,12 @@ const Name = "loom-results"
 
 // Options configure a server.
 type Options struct {
-	Limits  limits.Config
-	Context briefing.Context
-	Steps   limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
-	Write   bool         // serve write_file (--write)
-	Root    *workspace.Root
-	Log     io.Writer // where recovered panics are logged, with their stacks; nil: stderr
+	Limits limits.Config
+	Policy briefing.Policy
+	Steps  limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
+	Write  bool         // serve write_file (--write)
+	Root   *workspace.Root
+	Log    io.Writer // where recovered panics are logged, with their stacks; nil: stderr
 	// MemorySlack, when positive, makes the runtime's soft memory limit
 	// follow the stored bytes of all briefings, with this much slack for
 	// garbage (results.FollowMemory); 0 leaves Go's default collector.
@@ -99,7 +99,7 @@ func instructions(cfg ToolConfig) string {
 
 // newBriefing returns a fresh briefing of this server.
 func (s *Server) newBriefing() *briefing.Briefing {
-	return briefing.New(briefing.Options{Limits: s.opts.Limits, Context: s.opts.Context, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota})
+	return briefing.New(briefing.Options{Limits: s.opts.Limits, Policy: s.opts.Policy, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota})
 }
 
 type briefingKey struct{}

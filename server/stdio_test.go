@@ -26,10 +26,10 @@ type session struct {
 	dir  string
 }
 
-func start(t *testing.T, cfg limits.Config, ctx briefing.Context, files map[string]string) *session {
+func start(t *testing.T, cfg limits.Config, ctx briefing.Policy, files map[string]string) *session {
 	t.Helper()
 	root, dir := testroot.Open(t, files)
-	sess := serveStdio(t, New(Options{Limits: cfg, Context: ctx, Root: root}))
+	sess := serveStdio(t, New(Options{Limits: cfg, Policy: ctx, Root: root}))
 	sess.dir = dir
 	return sess
 }

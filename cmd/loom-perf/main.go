@@ -22,8 +22,8 @@ import (
 	"syscall"
 
 	"github.com/loom-results/loom-results/internal/loombin"
-	"github.com/loom-results/loom-results/internal/replayserver"
 	"github.com/loom-results/loom-results/internal/perfbench"
+	"github.com/loom-results/loom-results/internal/replayserver"
 )
 
 func main() {

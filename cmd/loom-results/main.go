@@ -68,7 +68,7 @@ type serverFlags struct {
 	version   *bool
 	limits    *limits.Config
 	root      *string
-	context   *string
+	policy    *string
 	httpAddr  *string
 	httpToken *string
 	steps     *string
@@ -92,7 +92,7 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.limits = &cfg
 	cfg.Register(fs)
 	f.root = fs.String("root", "", "the only tree inspect may read and, with --write, write_file may write (default: the working directory)")
-	f.context = fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
+	f.policy = fs.String("context", string(briefing.Legacy), "context policy: legacy or bounded")
 	f.httpAddr = fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	f.httpToken = fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
 	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
@@ -126,9 +126,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		_, err := fmt.Fprintln(stdout, "loom-results", version.String())
 		return err
 	}
-	policy := briefing.Context(*f.context)
+	policy := briefing.Policy(*f.policy)
 	if policy != briefing.Legacy && policy != briefing.Bounded {
-		fmt.Fprintf(stderr, "loom-results: --context %q is not legacy or bounded\n", *f.context)
+		fmt.Fprintf(stderr, "loom-results: --context %q is not legacy or bounded\n", *f.policy)
 		return usageError{errors.New("bad --context")}
 	}
 	if s := limits.Steps(*f.steps); s != limits.ClientSteps && s != limits.ModelSteps {
@@ -163,12 +163,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		// not guess.
 		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
 	}
-	s := server.New(server.Options{Limits: cfg, Context: policy, Steps: limits.Steps(*f.steps), Write: *f.write, Root: r,
+	s := server.New(server.Options{Limits: cfg, Policy: policy, Steps: limits.Steps(*f.steps), Write: *f.write, Root: r,
 		Log: stderr, MemorySlack: *f.memorySlack})
 
 	if *f.httpAddr != "" {
 		httpOpts.Addr, httpOpts.Token = *f.httpAddr, *f.httpToken
-		return s.ServeHTTP(ctx, httpOpts)
+		return s.ListenAndServeHTTP(ctx, httpOpts)
 	}
 	// Serve on its own goroutine so that a signal ends the process even
 	// while a read of stdin blocks.

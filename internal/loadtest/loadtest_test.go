@@ -42,11 +42,11 @@ func inProcess(t *testing.T, sessions int) (*corpus, string) {
 	root, err := workspace.Open(dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { root.Close() })
-	s := server.New(server.Options{Limits: limits.Defaults(), Context: briefing.Legacy, Root: root})
+	s := server.New(server.Options{Limits: limits.Defaults(), Policy: briefing.Legacy, Root: root})
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := make(logLines, 4)
 	done := make(chan error, 1)
-	go func() { done <- s.ServeHTTP(ctx, server.HTTPOptions{Addr: "127.0.0.1:0", Log: logs}) }()
+	go func() { done <- s.ListenAndServeHTTP(ctx, server.HTTPOptions{Addr: "127.0.0.1:0", Log: logs}) }()
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)
