@@ -4,8 +4,8 @@ import (
 	"strconv"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/results"
-	"github.com/loom-results/loom-results/selectors"
 )
 
 // spliceEdit is one edit of a $splice after its checks: the stored lines it
@@ -45,13 +45,13 @@ func (e *expander) splice(obj NodeID, at string) ([][]byte, int, *errcode.Error)
 			ref.Result, err = e.str(v, m.Name)
 			hasResult = true
 		case "sha256":
-			if e.ix.Kind(v) != selectors.JSONNull {
+			if e.ix.Kind(v) != jsontape.Null {
 				var s string
 				s, err = e.str(v, m.Name)
 				ref.SHA256 = &s
 			}
 		case "edits":
-			if e.ix.Kind(v) != selectors.JSONArray {
+			if e.ix.Kind(v) != jsontape.Array {
 				err = errcode.New(errcode.InvalidArgument, "edits must be an array of edits")
 			}
 			edits, hasEdits = v, true
@@ -94,7 +94,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []s
 		return b.unresolved(at, errcode.New(errcode.InvalidArgument,
 			`an edit is {"lines": [first, last], "text"} or {"before": n, "text"}`))
 	}
-	if e.ix.Kind(ed) != selectors.JSONObject {
+	if e.ix.Kind(ed) != jsontape.Object {
 		return spliceEdit{}, form()
 	}
 	var s spliceEdit
@@ -150,14 +150,14 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []s
 	}
 
 	switch e.ix.Kind(text) {
-	case selectors.JSONString:
+	case jsontape.String:
 		lit, err := e.literal(text)
 		if err != nil {
 			return s, b.unresolved(at, err) // literal text is the edit's own, not a part
 		}
 		s.pieces = [][]byte{lit}
 		return s, nil
-	case selectors.JSONObject:
+	case jsontape.Object:
 		if reserved(e.ix, text) {
 			break
 		}
@@ -169,7 +169,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, done []s
 	// A reserved object: a $compose node, or a malformed one, which fails
 	// at its own pointer (SPEC 5.1).
 	key, arr, ok := e.onlyMember(text)
-	if !ok || key != composeKey || e.ix.Kind(arr) != selectors.JSONArray {
+	if !ok || key != composeKey || e.ix.Kind(arr) != jsontape.Array {
 		return s, b.unresolved(at+"/text", errcode.New(errcode.InvalidArgument,
 			`an edit's text is a string or exactly {"%s": [part, ...]}`, composeKey))
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/selectors"
 )
 
@@ -31,8 +32,8 @@ func AnalyzeDigested(data []byte, d *Digest) (*Text, *errcode.Error) {
 		return nil, err
 	}
 	t.Lines = lines
-	if typ, split, jerr := selectors.ValidateJSONSplit(data); jerr == nil {
-		t.JSON, t.JSONSplit = typ, split
+	if typ, jerr := jsontape.Validate(data); jerr == nil {
+		t.JSON = typ
 	}
 	return t, nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/selectors"
 )
@@ -113,10 +114,7 @@ type Text struct {
 	Lines selectors.Lines
 	// JSON is the type of the whole result when it is one strict JSON value
 	// (SPEC section 4.3), else "".
-	JSON selectors.JSONType
-	// JSONSplit is where an index build of a large JSON result can start
-	// its second half (see selectors.JSONSplit).
-	JSONSplit selectors.JSONSplit
+	JSON jsontape.Type
 }
 
 // Hex returns the full lowercase hex digest.
@@ -131,7 +129,7 @@ type Result struct {
 	Source   Source
 
 	jsonOnce sync.Once
-	jsonIdx  *selectors.JSONIndex
+	jsonIdx  *jsontape.Index
 	jsonErr  *errcode.Error
 
 	listedOnce sync.Once
@@ -141,15 +139,7 @@ type Result struct {
 
 // JSON returns the result's JSON index, built by one scan at the first
 // pointer lookup and reused by every later one.
-func (r *Result) JSON() (*selectors.JSONIndex, *errcode.Error) {
-	r.jsonOnce.Do(func() {
-		if r.Text.JSON != "" {
-			// Analyze has validated the document: index it without
-			// validating again, on two cores from the split it found.
-			r.jsonIdx, r.jsonErr = selectors.IndexValidJSONSplit(r.Text.Data, r.Text.JSONSplit)
-		} else {
-			r.jsonIdx, r.jsonErr = selectors.IndexJSON(r.Text.Data)
-		}
-	})
+func (r *Result) JSON() (*jsontape.Index, *errcode.Error) {
+	r.jsonOnce.Do(func() { r.jsonIdx, r.jsonErr = jsontape.Build(r.Text.Data, jsontape.Options{}) })
 	return r.jsonIdx, r.jsonErr
 }

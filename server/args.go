@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
 // decodeArgs binds a tool call's raw arguments to dst, a pointer to a struct
@@ -23,7 +23,7 @@ import (
 // takes the text as it is, for the caller to judge. A json.RawMessage field
 // takes any value's exact bytes, unchecked: a slice of raw, not a copy.
 //
-// The arguments are read with the strict JSON index of package selectors,
+// The arguments are read with the strict JSON index of package jsontape,
 // in its mode that reports raw invalid UTF-8 instead of refusing it.
 func decodeArgs(raw []byte, dst any) *errcode.Error {
 	v := reflect.ValueOf(dst).Elem()
@@ -31,11 +31,11 @@ func decodeArgs(raw []byte, dst any) *errcode.Error {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		raw = []byte("{}") // no arguments at all: every required one is missing
 	}
-	ix, err := selectors.IndexJSONWith(raw, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	ix, err := jsontape.Build(raw, jsontape.Options{AllowInvalidUTF8: true})
 	if err != nil {
 		return errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", err.Msg)
 	}
-	if ix.Kind(ix.Root()) != selectors.JSONObject {
+	if ix.Kind(ix.Root()) != jsontape.Object {
 		return errcode.New(errcode.InvalidArgument, "arguments must be a JSON object")
 	}
 	d := argDecoder{ix: ix, data: raw}
@@ -106,15 +106,15 @@ func planOf(t reflect.Type) *argPlan {
 var rawType = reflect.TypeFor[json.RawMessage]()
 
 type argDecoder struct {
-	ix   *selectors.JSONIndex
+	ix   *jsontape.Index
 	data []byte
 }
 
 // field reads value n of one argument into f.
-func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *errcode.Error {
+func (d argDecoder) field(f reflect.Value, af argField, n jsontape.Node) *errcode.Error {
 	name, opt := af.name, af.opt
 	kind := d.ix.Kind(n)
-	if kind == selectors.JSONNull {
+	if kind == jsontape.Null {
 		if f.Kind() == reflect.Pointer {
 			return nil
 		}
@@ -140,24 +140,24 @@ func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *err
 		}
 		f.SetString(s)
 	case reflect.Int64:
-		if kind != selectors.JSONNumber {
+		if kind != jsontape.Number {
 			return wrongType(name, "an integer")
 		}
 		start, end := d.ix.Span(n)
 		lex := string(d.data[start:end])
-		i, ok := selectors.JSONInteger(lex)
+		i, ok := jsontape.Integer(lex)
 		if !ok {
 			return errcode.New(errcode.InvalidArgument, "argument %q must be an integer, not %s", name, lex)
 		}
 		f.SetInt(i)
 	case reflect.Bool:
-		if kind != selectors.JSONBoolean {
+		if kind != jsontape.Boolean {
 			return wrongType(name, "a boolean")
 		}
 		start, _ := d.ix.Span(n)
 		f.SetBool(d.data[start] == 't')
 	case reflect.Slice: // []string
-		if kind != selectors.JSONArray {
+		if kind != jsontape.Array {
 			return wrongType(name, "an array of strings")
 		}
 		list := make([]string, 0, 4)
@@ -182,8 +182,8 @@ func wrongType(name, want string) *errcode.Error {
 // text reads a string argument, which must be valid UTF-8 unless opt says
 // otherwise. A lone surrogate escape decodes to its 3-byte form, so it is
 // invalid exactly as a raw invalid byte is (SPEC section 5).
-func (d argDecoder) text(n selectors.NodeID, name, opt string) (string, *errcode.Error) {
-	if d.ix.Kind(n) != selectors.JSONString {
+func (d argDecoder) text(n jsontape.Node, name, opt string) (string, *errcode.Error) {
+	if d.ix.Kind(n) != jsontape.String {
 		return "", wrongType(name, "a string")
 	}
 	s, bad := d.ix.StringText(n)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
 // inbound is one JSON-RPC message as both transports read it before mcp-go
@@ -53,7 +53,7 @@ func (m *inbound) errorID() any {
 // float64 are the tool's to judge, and a lookup with malformed arguments
 // still counts), and mcp-go does not decode a large edit into maps.
 func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
-	ix, err := selectors.IndexJSONWith(body, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	ix, err := jsontape.Build(body, jsontape.Options{AllowInvalidUTF8: true})
 	if err != nil {
 		if !json.Valid(body) {
 			return inbound{}, envelopeError(nil, mcp.PARSE_ERROR, "the message is not valid JSON")
@@ -64,14 +64,14 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 	}
 	root := ix.Root()
 	switch ix.Kind(root) {
-	case selectors.JSONObject:
-	case selectors.JSONArray:
+	case jsontape.Object:
+	case jsontape.Array:
 		return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "JSON-RPC batches are not supported: send one message at a time")
 	default:
 		return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "the message is not a JSON-RPC object")
 	}
 	m := inbound{body: body}
-	var params, idNode selectors.NodeID
+	var params, idNode jsontape.Node
 	hasMethod, badMethod, hasParams, hasResult, nullID := false, false, false, false, false
 	// plain holds while the envelope has exactly the members of a plain
 	// call, each once; seen counts them by bit.
@@ -82,15 +82,15 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 		case "jsonrpc":
 			bit = 1
 			s, bad := ix.StringText(v)
-			plain = plain && ix.Kind(v) == selectors.JSONString && bad < 0 && s == mcp.JSONRPC_VERSION
+			plain = plain && ix.Kind(v) == jsontape.String && bad < 0 && s == mcp.JSONRPC_VERSION
 		case "id":
 			bit = 2
 			switch ix.Kind(v) {
-			case selectors.JSONString, selectors.JSONNumber:
+			case jsontape.String, jsontape.Number:
 				start, end := ix.Span(v)
 				m.id = json.RawMessage(body[start:end])
 				idNode = v
-			case selectors.JSONNull:
+			case jsontape.Null:
 				nullID = true
 			default:
 				return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a JSON-RPC id is a string or a number")
@@ -98,7 +98,7 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 		case "method":
 			bit = 4
 			s, bad := ix.StringText(v)
-			badMethod = ix.Kind(v) != selectors.JSONString || bad >= 0 || s == ""
+			badMethod = ix.Kind(v) != jsontape.String || bad >= 0 || s == ""
 			m.method, hasMethod = s, true
 		case "params":
 			bit = 8
@@ -125,8 +125,8 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 		}
 		return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "the message is not a JSON-RPC request, notification or response")
 	}
-	if m.method == string(mcp.MethodToolsCall) && hasParams && ix.Kind(params) == selectors.JSONObject {
-		var args, name selectors.NodeID
+	if m.method == string(mcp.MethodToolsCall) && hasParams && ix.Kind(params) == jsontape.Object {
+		var args, name jsontape.Node
 		count, names, others := 0, 0, false
 		for member, v := range ix.Members(params) {
 			switch member.Name {
@@ -173,21 +173,21 @@ func (m *inbound) mcpBody() []byte {
 // message without fail, reads every member as written and finds no _meta,
 // so no protocol-era metadata: answering it needs none of its dispatch
 // (Server.handle).
-func (m *inbound) plainCall(ix *selectors.JSONIndex, name, idNode selectors.NodeID) {
+func (m *inbound) plainCall(ix *jsontape.Index, name, idNode jsontape.Node) {
 	tool, bad := ix.StringText(name)
-	if ix.Kind(name) != selectors.JSONString || bad >= 0 {
+	if ix.Kind(name) != jsontape.String || bad >= 0 {
 		return
 	}
 	// The id as encoding/json decodes it into an any.
 	var id any
 	switch ix.Kind(idNode) {
-	case selectors.JSONString:
+	case jsontape.String:
 		s, bad := ix.StringText(idNode)
 		if bad >= 0 {
 			return
 		}
 		id = s
-	case selectors.JSONNumber:
+	case jsontape.Number:
 		f, err := strconv.ParseFloat(string(m.id), 64)
 		if err != nil {
 			return // out of float64's range: mcp-go refuses the message

@@ -1,0 +1,249 @@
+package jsontape
+
+import (
+	"math"
+	"sync"
+
+	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/hugepage"
+)
+
+// Type is the type of a JSON value, spelled as in a descriptor's "json"
+// field (SPEC section 3) and get_json's "type".
+type Type string
+
+// The six JSON types. true and false are both Boolean.
+const (
+	Object  Type = "object"
+	Array   Type = "array"
+	String  Type = "string"
+	Number  Type = "number"
+	Boolean Type = "boolean"
+	Null    Type = "null"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects that a document may
+// have (SPEC section 4.3); the outermost container is level 1.
+const MaxDepth = 1000
+
+// Validate reports whether data is exactly one strict RFC 8259 JSON value,
+// optionally surrounded by JSON whitespace, under the rules of SPEC section
+// 4.3, and returns its type. It is the scan of Build with nothing recorded,
+// and does not allocate unless it fails.
+//
+// On failure the error is invalid_json and its "offset" is the 0-based
+// offset of the first byte that cannot continue a valid document:
+// len(data) when the document is truncated, and the first byte of the
+// sequence for raw invalid UTF-8 inside a string (or len(data) when that
+// sequence is a valid prefix cut off by the end of data). Escaped lone
+// surrogates such as "\ud800" are valid here; only DecodeString rejects
+// them.
+func Validate(data []byte) (Type, *errcode.Error) {
+	sc := newScanner(data, false, nil)
+	if st, why := sc.run(); st != done {
+		return "", syntaxError(data, sc.i, why)
+	}
+	return sc.top, nil
+}
+
+// Options changes what Build accepts.
+type Options struct {
+	// AllowInvalidUTF8 accepts raw invalid UTF-8 inside strings (names
+	// included) instead of failing with invalid_json; Index.InvalidUTF8
+	// and Member.InvalidUTF8 report the strings that hold some.
+	// Everything else is as strict as Validate. A server reading tool
+	// arguments uses it to answer raw invalid bytes with its own error
+	// code.
+	AllowInvalidUTF8 bool
+}
+
+// Build validates data exactly as Validate does (same errors, same
+// offsets) and, in the same scan, records the tape of an Index. A document
+// of at least splitMin bytes is scanned in two halves on two goroutines
+// (see split.go). data is kept, not copied: it must not change afterwards.
+//
+// Offsets are kept as uint32: data larger than math.MaxUint32 bytes fails
+// with too_large (details size and limit) before any scan.
+func Build(data []byte, opts Options) (*Index, *errcode.Error) {
+	if uint64(len(data)) > math.MaxUint32 {
+		return nil, errcode.New(errcode.TooLarge,
+			"JSON document of %d bytes is too large to index: at most %d bytes", len(data), uint64(math.MaxUint32)).
+			With("size", int64(len(data))).With("limit", int64(math.MaxUint32))
+	}
+	if len(data) >= splitMin && parallel() {
+		return buildSplit(data, opts, len(data)/2)
+	}
+	b := newBuilder(len(data))
+	sc := newScanner(data, opts.AllowInvalidUTF8, b)
+	if st, why := sc.run(); st != done {
+		return nil, syntaxError(data, sc.i, why)
+	}
+	return newIndex(data, sc.top, preorder(b.tape)), nil
+}
+
+// The tape records few values: a value is recorded when it has at least
+// minOwn bytes of its own, bytes that lie in no recorded value inside it
+// (so a container of large recorded values, with little between them, is
+// not recorded itself). Every unrecorded value is then crossed by looking
+// at fewer than minOwn bytes of its own, jumping over the recorded values
+// inside it, and the own bytes of recorded values do not overlap: a
+// document of N bytes records at most N/minOwn values, whatever its shape.
+// Small scalars, most names' values and small records cost nothing.
+//
+// Arrays also get a checkpoint every checkpointEvery elements, so that an
+// element is found by scanning at most that many from one. An array with
+// a checkpoint has at least checkpointEvery commas of its own, so it is
+// always recorded (checkpointEvery+2 >= minOwn).
+const (
+	minOwn          = 64
+	checkpointEvery = 64
+)
+
+// entry is one recorded value, or a checkpoint, on the tape: 12 bytes.
+type entry struct {
+	start uint32 // the value's first byte; a checkpoint's element's
+	end   uint32 // just past the value; a checkpoint's element's index
+	// desc counts the entries inside the value: on the final tape, in
+	// document order, they follow it. A checkpoint has checkpointFlag.
+	desc uint32
+}
+
+const checkpointFlag = 1 << 31
+
+func (e entry) checkpoint() bool { return e.desc&checkpointFlag != 0 }
+
+// builder is the sink of a scan that records the tape. The scanner calls
+// it only for containers that are not empty, for scalars of at least
+// minOwn bytes and for checkpoints: most values reach no sink at all.
+//
+// A container's fate is known only when it closes, so the builder appends
+// values as they end (the tape in postorder) and preorder puts them in
+// document order once the scan is done.
+type builder struct {
+	tape   []entry
+	frames []frame // the open containers, outermost first
+
+	// A phantom builder records the second half of a split (split.go):
+	// values inside containers it did not see open contribute to phantom,
+	// and those containers' ends and checkpoints are kept for the join.
+	phantom       bool
+	phantomAcc    uint32
+	phantomEnds   []phantomEnd
+	phantomChecks []phantomCheck
+}
+
+// frame is an open container: where it starts, the bytes of the
+// outermost recorded values inside it so far, and the tape's length when
+// it opened.
+type frame struct {
+	start, acc, mark uint32
+}
+
+func newBuilder(size int) *builder {
+	return &builder{tape: make([]entry, 0, min(size/256, 1<<16)), frames: make([]frame, 0, 16)}
+}
+
+// open is a container that starts at start.
+func (b *builder) open(start int) {
+	b.frames = append(b.frames, frame{start: uint32(start), mark: uint32(len(b.tape))})
+}
+
+// close is the end of the innermost open container, just before end.
+func (b *builder) close(end int) {
+	f := b.frames[len(b.frames)-1]
+	b.frames = b.frames[:len(b.frames)-1]
+	size := uint32(end) - f.start
+	own := f.acc // what the container brings to its parent's own bytes
+	if size-f.acc >= minOwn {
+		b.tape = append(b.tape, entry{start: f.start, end: uint32(end), desc: uint32(len(b.tape)) - f.mark})
+		own = size
+	}
+	b.contribute(own)
+}
+
+// scalar is a string or number of at least minOwn bytes.
+func (b *builder) scalar(start, end int) {
+	b.tape = append(b.tape, entry{start: uint32(start), end: uint32(end)})
+	b.contribute(uint32(end - start))
+}
+
+// contribute adds n bytes of recorded values to the innermost container.
+func (b *builder) contribute(n uint32) {
+	if len(b.frames) > 0 {
+		b.frames[len(b.frames)-1].acc += n
+	} else if b.phantom {
+		b.phantomAcc += n
+	}
+}
+
+// checkpoint is element index of the innermost array, which starts at at.
+func (b *builder) checkpoint(at int, index uint32) {
+	if b.phantom && len(b.frames) == 0 {
+		b.phantomChecks = append(b.phantomChecks, phantomCheck{tape: len(b.tape), level: len(b.phantomEnds)})
+	}
+	b.tape = append(b.tape, entry{start: uint32(at), end: index, desc: checkpointFlag})
+}
+
+// preorder returns the tape in document order, where each value's entry
+// comes before the entries inside it, from post, where it comes after
+// them. Value e of post, with desc(e) entries inside it, goes to the
+// number of entries that start before it: the post-order ones before its
+// own (e - desc(e) of them) and its ancestors (which come after it in
+// post, and are found by walking it backwards).
+func preorder(post []entry) []entry {
+	if len(post) == 0 {
+		return nil
+	}
+	pre := make([]entry, len(post))
+	hugepage.AdviseSlice(pre)
+	var lows []int // the first descendant of each ancestor, innermost last
+	for e := len(post) - 1; e >= 0; e-- {
+		for len(lows) > 0 && lows[len(lows)-1] > e {
+			lows = lows[:len(lows)-1]
+		}
+		d := int(post[e].desc &^ checkpointFlag)
+		pre[e-d+len(lows)] = post[e]
+		if d > 0 {
+			lows = append(lows, e-d)
+		}
+	}
+	return pre
+}
+
+// Index is a validated JSON document with its tape, for walking the
+// document (Root, Kind, Span, Elements, Members) and finding values in it
+// (Element, Member). It is immutable once built, apart from the indexes of
+// large containers that Element and Member build on first use under a
+// mutex, so one Index may be used from several goroutines. It keeps data,
+// which must not change.
+//
+// Memory: 12 bytes per recorded value and per checkpoint, at most
+// 0.28 bytes per byte of the document and typically far less (see minOwn).
+// Element and Member index a large container's children on first use: 12
+// bytes per checkpoint of an array, about 11 bytes per member of an
+// object.
+type Index struct {
+	data []byte
+	tape []entry // in document order
+	root Node
+	top  Type
+
+	mu   sync.Mutex
+	kids map[int]any // by tape entry: *arrayIndex or *objectIndex
+}
+
+func newIndex(data []byte, top Type, tape []entry) *Index {
+	start := skipWS(data, 0)
+	end := len(data)
+	for end > start && isSpace(data[end-1]) {
+		end--
+	}
+	ix := &Index{data: data, tape: tape, top: top}
+	ix.root = Node{start: uint32(start), end: uint32(end)}
+	return ix
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// Type returns the type of the document's value.
+func (ix *Index) Type() Type { return ix.top }

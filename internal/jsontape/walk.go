@@ -1,0 +1,316 @@
+package jsontape
+
+import (
+	"iter"
+	"sort"
+)
+
+// Node is one value of an Index: its span and where the walks inside it
+// start on the tape. The zero Node is no value; only an Index hands out
+// Nodes.
+type Node struct {
+	start, end uint32 // the lexeme is data[start:end]
+	// at is the tape entry of the value when it is recorded, else the
+	// first entry that starts after it.
+	at uint32
+}
+
+// Value is a value found in a document: the exact span data[Start:End] of
+// its lexeme, without surrounding whitespace, and its type.
+type Value struct {
+	Start, End int
+	Type       Type
+}
+
+// Member is an object member met by Index.Members.
+type Member struct {
+	// Name is the decoded name. A lone surrogate escape decodes to its
+	// 3-byte generalized UTF-8 form (as in WTF-8) and raw invalid UTF-8 (in
+	// an index built with AllowInvalidUTF8) is kept as it is, so Name is
+	// valid UTF-8 exactly when the name has neither.
+	Name string
+	// NameStart and NameEnd are the span of the name's lexeme, quotes
+	// included.
+	NameStart, NameEnd int
+	// InvalidUTF8 reports raw invalid UTF-8 in the name's lexeme (possible
+	// only in an index built with AllowInvalidUTF8).
+	InvalidUTF8 bool
+}
+
+// Root returns the document's top-level value.
+func (ix *Index) Root() Node { return ix.root }
+
+// Kind returns the type of value n, which its first byte tells.
+func (ix *Index) Kind(n Node) Type { return typeOfFirst(ix.data[n.start]) }
+
+// Span returns the span data[start:end] of value n's lexeme, without
+// surrounding whitespace.
+func (ix *Index) Span(n Node) (start, end int) { return int(n.start), int(n.end) }
+
+// Value returns value n's span and type.
+func (ix *Index) Value(n Node) Value {
+	return Value{Start: int(n.start), End: int(n.end), Type: ix.Kind(n)}
+}
+
+// recorded reports whether n has its own tape entry.
+func (ix *Index) recorded(n Node) bool {
+	return int(n.at) < len(ix.tape) && ix.tape[n.at].start == n.start && !ix.tape[n.at].checkpoint()
+}
+
+// inside returns the first tape entry that starts after n's first byte:
+// where a walk of n's children starts.
+func (ix *Index) inside(n Node) int {
+	if ix.recorded(n) {
+		return int(n.at) + 1
+	}
+	return int(n.at)
+}
+
+// node returns the value that starts at data[p], given k, the first tape
+// entry that starts at or after p, and the first entry after the value.
+func (ix *Index) node(p, k int) (Node, int) {
+	tape := ix.tape
+	if k < len(tape) && tape[k].start == uint32(p) && tape[k].checkpoint() {
+		k++ // the enclosing array's checkpoint of this element
+	}
+	if k < len(tape) && tape[k].start == uint32(p) {
+		e := tape[k]
+		return Node{start: uint32(p), end: e.end, at: uint32(k)}, k + 1 + int(e.desc)
+	}
+	end, after := ix.skip(p, k)
+	return Node{start: uint32(p), end: uint32(end), at: uint32(k)}, after
+}
+
+// skip returns the end of the unrecorded value at data[p] and the first
+// tape entry after it, jumping over the recorded values inside it (it has
+// fewer than minOwn bytes of its own to look at, and no checkpoint).
+func (ix *Index) skip(p, k int) (end, after int) {
+	data, tape := ix.data, ix.tape
+	depth := 0
+	i := p
+	for {
+		switch c := data[i]; {
+		case c == '"':
+			if k < len(tape) && tape[k].start == uint32(i) {
+				i, k = int(tape[k].end), k+1+int(tape[k].desc)
+			} else {
+				i = skipString(data, i+1)
+			}
+		case c == '{' || c == '[':
+			if k < len(tape) && tape[k].start == uint32(i) {
+				i, k = int(tape[k].end), k+1+int(tape[k].desc)
+			} else {
+				depth++
+				i++
+				continue
+			}
+		case c == '}' || c == ']':
+			depth--
+			i++
+		case c == ',' || c == ':' || isSpace(c):
+			i++
+			continue
+		case c == 't' || c == 'n':
+			i += 4
+		case c == 'f':
+			i += 5
+		default:
+			if k < len(tape) && tape[k].start == uint32(i) {
+				i, k = int(tape[k].end), k+1+int(tape[k].desc)
+			} else {
+				i = skipNumber(data, i+1)
+			}
+		}
+		if depth == 0 {
+			return i, k
+		}
+	}
+}
+
+// children walks the members or elements of container n in order: yield
+// gets each member's name span (0, 0 in an array) and value.
+func (ix *Index) children(n Node, i, k int, yield func(nameStart, nameEnd int, v Node) bool) {
+	data := ix.data
+	obj := data[n.start] == '{'
+	i = skipWS(data, i)
+	if data[i] == '}' || data[i] == ']' {
+		return
+	}
+	for {
+		nameStart, nameEnd := 0, 0
+		if obj {
+			nameStart, nameEnd = i, skipString(data, i+1)
+			i = skipWS(data, nameEnd)
+			i = skipWS(data, i+1) // past ':'
+		}
+		v, after := ix.node(i, k)
+		if !yield(nameStart, nameEnd, v) {
+			return
+		}
+		i, k = skipWS(data, int(v.end)), after
+		if data[i] != ',' {
+			return
+		}
+		i = skipWS(data, i+1)
+	}
+}
+
+// Elements yields the index and node of each element of array n, in order
+// (nothing when n is not an array).
+func (ix *Index) Elements(n Node) iter.Seq2[int, Node] {
+	return func(yield func(int, Node) bool) {
+		if ix.data[n.start] != '[' {
+			return
+		}
+		count := 0
+		ix.children(n, int(n.start)+1, ix.inside(n), func(_, _ int, v Node) bool {
+			count++
+			return yield(count-1, v)
+		})
+	}
+}
+
+// Members yields each member of object n, in document order, with its
+// value's node (nothing when n is not an object). Duplicate names are all
+// yielded; names are decoded as Member.Name says.
+func (ix *Index) Members(n Node) iter.Seq2[Member, Node] {
+	return func(yield func(Member, Node) bool) {
+		if ix.data[n.start] != '{' {
+			return
+		}
+		var buf []byte
+		ix.children(n, int(n.start)+1, ix.inside(n), func(nameStart, nameEnd int, v Node) bool {
+			m := Member{NameStart: nameStart, NameEnd: nameEnd}
+			if flags := stringFlags(ix.data, nameStart, nameEnd); flags == 0 {
+				m.Name = string(ix.data[nameStart+1 : nameEnd-1])
+			} else {
+				buf, _, _ = decodeString(buf[:0], ix.data, nameStart, nameEnd, false)
+				m.Name, m.InvalidUTF8 = string(buf), flags&strInvalidUTF8 != 0
+			}
+			return yield(m, v)
+		})
+	}
+}
+
+// Len returns the number of elements of array n or members of object n,
+// and 0 for any other value.
+func (ix *Index) Len(n Node) int {
+	switch ix.data[n.start] {
+	case '[':
+		if a := ix.arrayIndex(n); a != nil && len(a.checks) > 0 {
+			last := a.checks[len(a.checks)-1]
+			count := int(last.index)
+			ix.children(n, int(last.start), last.k, func(int, int, Node) bool { count++; return true })
+			return count
+		}
+	case '{':
+		if o := ix.objectIndex(n); o != nil {
+			return o.members
+		}
+	default:
+		return 0
+	}
+	count := 0
+	ix.children(n, int(n.start)+1, ix.inside(n), func(int, int, Node) bool { count++; return true })
+	return count
+}
+
+// Element returns element i of array n, and false when n is not an array
+// or has no element i. From the nearest checkpoint it scans at most
+// checkpointEvery elements, each in fewer than minOwn bytes of its own.
+func (ix *Index) Element(n Node, i int) (Node, bool) {
+	if ix.data[n.start] != '[' || i < 0 {
+		return Node{}, false
+	}
+	from, index, k := int(n.start)+1, 0, ix.inside(n)
+	if i >= checkpointEvery {
+		if a := ix.arrayIndex(n); a != nil && len(a.checks) > 0 {
+			// The last checkpoint at or before i.
+			c := sort.Search(len(a.checks), func(j int) bool { return int(a.checks[j].index) > i })
+			if c > 0 {
+				cp := a.checks[c-1]
+				from, index, k = int(cp.start), int(cp.index), cp.k
+			}
+		}
+	}
+	var found Node
+	ok := false
+	ix.children(n, from, k, func(_, _ int, v Node) bool {
+		if index == i {
+			found, ok = v, true
+			return false
+		}
+		index++
+		return true
+	})
+	return found, ok
+}
+
+// Member returns the value of the member of object n named name (compared
+// decoded) and how many members have that name: 0 (then no value), 1, or 2
+// for two or more. A non-object has no members.
+func (ix *Index) Member(n Node, name string) (Node, int) {
+	if ix.data[n.start] != '{' {
+		return Node{}, 0
+	}
+	if o := ix.objectIndex(n); o != nil {
+		return ix.lookupName(o, name)
+	}
+	var (
+		found Node
+		count int
+		buf   [64]byte
+	)
+	ix.children(n, int(n.start)+1, ix.inside(n), func(nameStart, nameEnd int, v Node) bool {
+		if ix.nameIs(nameStart, nameEnd, name, buf[:0]) {
+			found = v
+			count++
+		}
+		return count < 2
+	})
+	return found, count
+}
+
+// nameIs reports whether the name lexeme data[start:end] decodes to name,
+// using buf as scratch space.
+func (ix *Index) nameIs(start, end int, name string, buf []byte) bool {
+	raw := ix.data[start+1 : end-1]
+	if !hasBackslash(raw) {
+		return string(raw) == name
+	}
+	if len(raw) < len(name) { // escapes only shrink a name
+		return false
+	}
+	buf, _, _ = decodeString(buf, ix.data, start, end, false)
+	return string(buf) == name
+}
+
+// StringText returns the decoded text of string n (and "", -1 for any
+// other value). It never fails: a lone surrogate escape decodes to its
+// 3-byte generalized UTF-8 form (as in WTF-8) and raw invalid UTF-8 is kept
+// as it is. invalidAt is the offset, in text, of the first byte that is not
+// valid UTF-8 (so a lone surrogate counts as its 3-byte form), or -1 when
+// text is valid UTF-8. DecodeString is the strict form for "as": "string".
+func (ix *Index) StringText(n Node) (text string, invalidAt int) {
+	if ix.data[n.start] != '"' {
+		return "", -1
+	}
+	start, end := int(n.start), int(n.end)
+	if stringFlags(ix.data, start, end) == 0 {
+		return string(ix.data[start+1 : end-1]), -1
+	}
+	buf, invalidAt := decodeLenient(make([]byte, 0, end-start), ix.data, start, end)
+	return string(buf), invalidAt
+}
+
+// InvalidUTF8 reports whether string n holds raw invalid UTF-8, which only
+// an index built with AllowInvalidUTF8 accepts. Escaped lone surrogates do
+// not count; StringText finds both.
+func (ix *Index) InvalidUTF8(n Node) bool {
+	return ix.data[n.start] == '"' && stringFlags(ix.data, int(n.start), int(n.end))&strInvalidUTF8 != 0
+}
+
+// at returns the first tape entry that starts at or after p.
+func (ix *Index) at(p int) int {
+	return sort.Search(len(ix.tape), func(k int) bool { return ix.tape[k].start >= uint32(p) })
+}
