@@ -137,21 +137,31 @@ func scanString(data []byte, i int, lenient bool) (int, reason) {
 		case c < 0x20:
 			return i, errControl
 		case c >= 0x80:
-			// Two-byte characters (Latin, Greek, Cyrillic...) are the
-			// common case; take them without a call.
-			if c >= 0xC2 && c < 0xE0 && i+1 < n && data[i+1]&0xC0 == 0x80 {
-				i += 2
-				continue
-			}
-			switch size := utf8Seq(data, i); {
-			case size > 0:
-				i += size
-			case lenient:
-				i++
-			case size < 0:
-				return n, errStringEOF
-			default:
-				return i, errUTF8
+			// Non-ASCII text comes in runs: take the run here, its two-
+			// and three-byte characters (Latin, Greek, Cyrillic, most of
+			// the BMP) inline, the rest by utf8Seq (RFC 3629 section 4).
+			for {
+				switch {
+				case c >= 0xC2 && c < 0xE0 && i+1 < n && data[i+1]&0xC0 == 0x80:
+					i += 2
+				case c >= 0xE1 && c < 0xF0 && c != 0xED && i+2 < n && data[i+1]&0xC0 == 0x80 && data[i+2]&0xC0 == 0x80:
+					i += 3
+				default:
+					switch size := utf8Seq(data, i); {
+					case size > 0:
+						i += size
+					case lenient:
+						i++
+					case size < 0:
+						return n, errStringEOF
+					default:
+						return i, errUTF8
+					}
+				}
+				if i >= n || data[i] < 0x80 {
+					break
+				}
+				c = data[i]
 			}
 		default:
 			i++
@@ -256,13 +266,7 @@ func scanNumber(data []byte, i int) (int, reason) {
 // an ASCII digit, looking at 8 bytes at a time.
 func skipDigits(data []byte, i int) int {
 	for i+8 <= len(data) {
-		w := load8(data, i)
-		// A byte is a digit when its high nibble is 3 both as it is and
-		// after adding 6 (0x3A-0x3F carry into 4). Carries out of a byte
-		// come only from a lower byte >= 0xFA, itself a non-digit, so the
-		// lowest flagged byte is exact.
-		z := (w&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) | ((w+swarOnes*6)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
-		if m := (z | (z&^swarHighs + 0x7F7F7F7F7F7F7F7F)) & swarHighs; m != 0 {
+		if m := nonDigits(load8(data, i)); m != 0 {
 			return i + firstFlagged(m)
 		}
 		i += 8
@@ -271,6 +275,16 @@ func skipDigits(data []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// nonDigits returns, for the 8 bytes of w, a mask whose lowest high bit is
+// that of the first byte that is not an ASCII digit. A byte is a digit when
+// its high nibble is 3 both as it is and after adding 6 (0x3A-0x3F carry
+// into 4). Carries out of a byte come only from a lower byte >= 0xFA,
+// itself a non-digit, so the lowest flagged byte is exact.
+func nonDigits(w uint64) uint64 {
+	z := (w&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) | ((w+swarOnes*6)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
+	return (z | (z&^swarHighs + 0x7F7F7F7F7F7F7F7F)) & swarHighs
 }
 
 // scanLiteral scans lit (true, false or null) at data[i]; on failure the

@@ -105,26 +105,40 @@ value:
 		goto str
 	case c-'0' < 10 || c == '-':
 		// The common number, -?(0|[1-9][0-9]*)(.[0-9]+)? and then a byte
-		// that cannot continue it, inline; scanNumber takes the rest
-		// (exponents, errors) from the start, and ends it where this would.
+		// that cannot continue it, inline, digits a word at a time;
+		// scanNumber takes the rest (exponents, errors) from the start,
+		// and ends it where this would.
 		if c == '-' {
 			i++
 		}
-		if i < n && data[i]-'1' < 9 {
-			for i++; i < n && data[i]-'0' < 10; i++ {
-			}
-		} else if i < n && data[i] == '0' {
-			i++
-		} else {
+		if i >= n || data[i]-'0' >= 10 || data[i] == '0' && i+1 < n && data[i+1]-'0' < 10 {
 			goto number
 		}
+		for i++; i+8 <= n; i += 8 {
+			if m := nonDigits(load8(data, i)); m != 0 {
+				i += firstFlagged(m)
+				goto fraction
+			}
+		}
+		for i < n && data[i]-'0' < 10 {
+			i++
+		}
+	fraction:
 		if i < n && data[i] == '.' {
 			if i++; i >= n || data[i]-'0' >= 10 {
 				goto number
 			}
-			for i++; i < n && data[i]-'0' < 10; i++ {
+			for i++; i+8 <= n; i += 8 {
+				if m := nonDigits(load8(data, i)); m != 0 {
+					i += firstFlagged(m)
+					goto end
+				}
+			}
+			for i < n && data[i]-'0' < 10 {
+				i++
 			}
 		}
+	end:
 		if i < n && (data[i]-'0' < 10 || data[i]|0x20 == 'e') {
 			goto number
 		}
