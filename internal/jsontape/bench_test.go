@@ -197,3 +197,31 @@ func BenchmarkValidate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBuildSplit compares the one-scan build with the two-half one
+// on perfbench's records from 64 KiB to 16 MiB: splitMin is where the
+// second goroutine starts to pay.
+func BenchmarkBuildSplit(b *testing.B) {
+	for _, size := range []int{256 << 10, 1 << 20, 2 << 20, 4 << 20, 16 << 20} {
+		data := records(size)
+		b.Run(fmt.Sprintf("%dKiB/one", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				bl := newBuilder(len(data))
+				sc := newScanner(data, false, bl)
+				if st, _ := sc.run(); st != done {
+					b.Fatal("invalid")
+				}
+				newIndex(data, sc.top, preorder(bl.tape))
+			}
+		})
+		b.Run(fmt.Sprintf("%dKiB/two", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := buildSplit(data, Options{}, len(data)/2); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

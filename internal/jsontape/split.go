@@ -3,7 +3,6 @@ package jsontape
 import (
 	"bytes"
 	"math"
-	"math/bits"
 	"runtime"
 
 	"github.com/loom-results/loom-results/errcode"
@@ -14,13 +13,13 @@ import (
 //   - The first half scans from the start and stops right after the first
 //     ',' at or after the middle (stopAt), knowing exactly what is open
 //     there.
-//   - The second half starts at the same ',' (found from the middle by
-//     counting the quotes before it, see splitAt) without knowing what is
-//     open: a phantom scan, which takes the containers it closes without
-//     having opened them from their closing brackets, guesses the kind of
-//     the innermost from what follows the ',' (a name is a string then
-//     ':'), and gives up (unsure) at anything only the true context could
-//     judge, errors included.
+//   - The second half starts at the same ',', found from the middle by
+//     guessing whether the middle lies inside a string (see buildSplit),
+//     without knowing what is open there: a phantom scan, which takes the
+//     containers it closes without having opened them from their closing
+//     brackets, guesses the kind of the innermost from what follows the
+//     ',' (a name is a string then ':'), and gives up (unsure) at anything
+//     only the true context could judge, errors included.
 //   - The join checks every assumption against what the first half knows:
 //     the split is where it stopped, the phantoms are exactly its open
 //     containers, of the same kinds, and the depth limit holds. Only then
@@ -62,23 +61,49 @@ func (b *builder) closePhantom(end int) {
 func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 	first := newScanner(data, opts.AllowInvalidUTF8, newBuilder(mid))
 	first.stopAt = mid
-	second := &scanner{data: data, lenient: opts.AllowInvalidUTF8, stopAt: math.MaxInt, phantom: true}
-	secondDone := make(chan status, 1)
-	var s int // where the second half starts
+	var (
+		second *scanner
+		comma  int // the ',' the second half starts after
+		st2    status
+	)
+	secondDone := make(chan struct{})
 	go func() {
-		if s = splitAt(data, mid); s < 0 {
-			secondDone <- unsure
-			return
+		defer close(secondDone)
+		// Whether mid is inside a string would take a pass over all that
+		// comes before it; guess instead. A wrong guess reads string
+		// text as JSON and mostly stops within a few bytes, so the first
+		// guess whose scan goes on for guessFar bytes is kept; the join
+		// checks it either way.
+		for _, guess := range [...]struct {
+			inString bool
+			within   int
+		}{{false, guessFar}, {true, guessFar}, {false, len(data)}, {true, len(data)}} {
+			if comma = splitAt(data, mid, guess.inString, mid+guess.within); comma < 0 {
+				continue
+			}
+			s := skipWS(data, comma+1)
+			second = &scanner{data: data, lenient: opts.AllowInvalidUTF8, stopAt: math.MaxInt, phantom: true, i: s,
+				sink: &builder{phantom: true, tape: make([]entry, 0, (len(data)-s)/256)}}
+			if st2, _ = second.run(); st2 == done || second.i-s >= guessFar {
+				return
+			}
 		}
-		second.i, second.sink = s, &builder{phantom: true, tape: make([]entry, 0, len(data)/512)}
-		st, _ := second.run()
-		secondDone <- st
+		second = nil
 	}()
 	st, why := first.run()
-	secondSt := <-secondDone
+	<-secondDone
+	if st == stopped && second != nil && comma > first.i {
+		// The second half starts at a later ',' (escaped quotes can set
+		// a wrong guess right again, one string on): the first half goes
+		// on to it.
+		first.stopAt = comma
+		st, why = first.run()
+	}
 	if st == stopped {
-		if tape, ok := join(&first, second, s, secondSt); ok {
-			return newIndex(data, first.top, preorder(tape)), nil
+		if second != nil {
+			if tape, ok := join(&first, second, skipWS(data, comma+1), st2); ok {
+				return newIndex(data, first.top, preorder(tape)), nil
+			}
 		}
 		// The halves do not meet: the first goes on alone.
 		first.stopAt = math.MaxInt
@@ -90,24 +115,20 @@ func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 	return newIndex(data, first.top, preorder(first.sink.tape)), nil
 }
 
-// splitAt returns where the second half starts: right after the first ','
-// at or after mid that lies outside strings (and its whitespace), where
-// the first half stops; or -1 when there is none. Whether mid is inside a
-// string is the parity of the quotes before it that no backslash escapes
-// (a quote is escaped by an odd run of backslashes before it). On a
-// document that is not valid this may be wrong; the join then sees that
-// the halves do not meet.
-func splitAt(data []byte, mid int) int {
-	inString, escaped := quoteState(data[:mid])
+// guessFar is how far a phantom scan must get for its guess to be kept.
+const guessFar = 4 << 10
+
+// splitAt returns the offset of the first ',' at or after mid that lies
+// outside strings if mid lies inside a string (inString) or not, where
+// the first half stops if the guess is right; or -1 when there is none
+// before offset within (a wrong guess may find none for long).
+func splitAt(data []byte, mid int, inString bool, within int) int {
 	i := mid
 	if inString {
-		if escaped {
-			i++
-		}
 		i = skipString(data, i)
 	}
-	for i < len(data) {
-		j := bytes.IndexAny(data[i:], `,"`)
+	for end := min(within, len(data)); i < end; {
+		j := bytes.IndexAny(data[i:end], `,"`)
 		if j < 0 {
 			return -1
 		}
@@ -116,56 +137,9 @@ func splitAt(data []byte, mid int) int {
 			i = skipString(data, i+1)
 			continue
 		}
-		return skipWS(data, i+1)
+		return i
 	}
 	return -1
-}
-
-// quoteState reports whether the end of b lies inside a string (an odd
-// number of unescaped quotes before it) and whether the byte after b is
-// escaped (b ends in an odd run of backslashes). Words without a
-// backslash, the common case, take a popcount.
-func quoteState(b []byte) (inString, escaped bool) {
-	if bytes.IndexByte(b, '\\') < 0 {
-		return bytes.Count(b, []byte{'"'})%2 == 1, false
-	}
-	odd, run := 0, 0 // run: the backslashes just before i
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := load8(b, i)
-		if run == 0 && zeroBytes(w^swarOnes*'\\') == 0 {
-			odd += bits.OnesCount64(zeroBytes(w ^ swarOnes*'"'))
-			continue
-		}
-		for _, c := range b[i : i+8] {
-			odd, run = quoteStep(c, odd, run)
-		}
-	}
-	for _, c := range b[i:] {
-		odd, run = quoteStep(c, odd, run)
-	}
-	return odd%2 == 1, run%2 == 1
-}
-
-// quoteStep counts byte c into the unescaped quotes odd and the backslash
-// run before the next byte.
-func quoteStep(c byte, odd, run int) (int, int) {
-	switch c {
-	case '\\':
-		return odd, run + 1
-	case '"':
-		if run%2 == 0 {
-			odd++
-		}
-	}
-	return odd, 0
-}
-
-// zeroBytes returns the high bit of each byte of w that is zero, exactly
-// (no borrow crosses a byte: (b&0x7f)+0x7f <= 0xfe).
-func zeroBytes(w uint64) uint64 {
-	const lows = swarOnes * 0x7F
-	return ^((w&lows + lows) | w | lows)
 }
 
 // join checks that the second half, which started at s, continues the
