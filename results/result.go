@@ -115,31 +115,43 @@ type Text struct {
 	// JSON is the type of the whole result when it is one strict JSON value
 	// (SPEC section 4.3), else "".
 	JSON jsontape.Type
+	// Index is the JSON index of the result when JSON is set, else nil.
+	Index *jsontape.Index
 }
 
 // Hex returns the full lowercase hex digest.
 func (t *Text) Hex() string { return hex.EncodeToString(t.Sum[:]) }
 
-// Result is one retained result. Everything but the lazily built JSON index
-// is fixed once it is stored.
+// Result is one retained result. Everything is fixed once it is stored,
+// apart from the error of a result that is not JSON, found at the first
+// pointer lookup, and the indexes of large containers that lookups add to
+// its JSON index.
 type Result struct {
 	ID       string
 	Text     *Text
 	Complete bool
 	Source   Source
 
-	jsonOnce sync.Once
-	jsonIdx  *jsontape.Index
-	jsonErr  *errcode.Error
+	notJSONOnce sync.Once
+	notJSON     *errcode.Error
+	lateIndex   *jsontape.Index
 
 	listedOnce sync.Once
 	listed     Descriptor
 	listedText []byte
 }
 
-// JSON returns the result's JSON index, built by one scan at the first
-// pointer lookup and reused by every later one.
+// JSON returns the result's JSON index, built when the result was analyzed
+// (so the first pointer lookup scans nothing), or, for a result that is not
+// one JSON value, the invalid_json error that says where it stops being
+// one (found by one scan at the first lookup, and kept).
 func (r *Result) JSON() (*jsontape.Index, *errcode.Error) {
-	r.jsonOnce.Do(func() { r.jsonIdx, r.jsonErr = jsontape.Build(r.Text.Data, jsontape.Options{}) })
-	return r.jsonIdx, r.jsonErr
+	if r.Text.Index != nil {
+		return r.Text.Index, nil
+	}
+	r.notJSONOnce.Do(func() {
+		// A text that Analyze did not make may be JSON after all.
+		r.lateIndex, r.notJSON = jsontape.Build(r.Text.Data, jsontape.Options{})
+	})
+	return r.lateIndex, r.notJSON
 }
