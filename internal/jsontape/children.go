@@ -6,21 +6,14 @@ import "hash/maphash"
 // that needs one and kept with the Index: a walk from a container's start
 // would cost its whole content on every lookup.
 
-// arrayIndex is the checkpoints of one array, in order.
+// arrayIndex is the tape entries of one array's checkpoints, in order.
 type arrayIndex struct {
-	checks []checkpointAt
-}
-
-// checkpointAt is element index of an array, which starts at start; k is
-// its checkpoint's tape entry.
-type checkpointAt struct {
-	index, start uint32
-	k            int
+	checks []uint32
 }
 
 // arrayIndex returns the checkpoints of array n, or nil when it has none
-// (an unrecorded array has fewer than checkpointEvery+1 elements). It reads
-// them from the tape, jumping over the recorded elements between them.
+// (an unrecorded array has none). It reads them from the tape, jumping
+// over the recorded elements between them.
 func (ix *Index) arrayIndex(n Node) *arrayIndex {
 	if !ix.recorded(n) || ix.tape[n.at].desc == 0 {
 		return nil
@@ -30,18 +23,29 @@ func (ix *Index) arrayIndex(n Node) *arrayIndex {
 	if a, ok := ix.kids[int(n.at)].(*arrayIndex); ok {
 		return a
 	}
+	// Count them, then list them: the list is all that a lookup through
+	// the array keeps, 4 bytes a checkpoint.
 	a := &arrayIndex{}
 	end := int(n.at) + 1 + int(ix.tape[n.at].desc)
-	for k := int(n.at) + 1; k < end; {
-		e := ix.tape[k]
-		if e.checkpoint() {
-			// Only this array's own: an array inside it with checkpoints
-			// is recorded, and jumped over.
-			a.checks = append(a.checks, checkpointAt{index: e.end, start: e.start, k: k})
-			k++
-			continue
+	for pass := range 2 {
+		count := 0
+		for k := int(n.at) + 1; k < end; {
+			e := ix.tape[k]
+			if e.checkpoint() {
+				// Only this array's own: an array inside it with
+				// checkpoints is recorded, and jumped over.
+				if pass == 1 {
+					a.checks[count] = uint32(k)
+				}
+				count++
+				k++
+				continue
+			}
+			k += 1 + int(e.desc)
 		}
-		k += 1 + int(e.desc)
+		if pass == 0 {
+			a.checks = make([]uint32, count)
+		}
 	}
 	ix.remember(int(n.at), a)
 	return a
@@ -52,9 +56,11 @@ func (ix *Index) arrayIndex(n Node) *arrayIndex {
 const objectIndexMin = 1024
 
 // objectIndex is a hash table of the decoded names of one object: open
-// addressing, a power of two slots, each the name's hash and the offset of
-// its lexeme (0 for an empty slot: no name starts a document). Each name is
-// in it once, marked when several members have it.
+// addressing over 4/3 as many slots as members (a hash picks its first slot
+// by multiplying, so any size will do), each the name's hash and the
+// offset of its lexeme (0 for an empty slot: no name starts a document),
+// 8 bytes: about 11 bytes a member, for an object whose members take at
+// least 6. Each name is in it once, marked when several members have it.
 type objectIndex struct {
 	seed    maphash.Seed
 	slots   []nameSlot
@@ -81,27 +87,23 @@ func (ix *Index) objectIndex(n Node) *objectIndex {
 	}
 	o := &objectIndex{seed: maphash.MakeSeed()}
 	type member struct {
-		hash uint32
-		name uint32
+		hash, name uint32
 	}
 	var all []member
 	var buf []byte
-	ix.children(n, int(n.start)+1, ix.inside(n), func(nameStart, nameEnd int, _ Node) bool {
-		buf, _, _ = decodeString(buf[:0], ix.data, nameStart, nameEnd, false)
-		all = append(all, member{uint32(maphash.Bytes(o.seed, buf)) &^ dupFlag, uint32(nameStart)})
-		return true
-	})
-	o.members = len(all)
-	size := 8
-	for size*3 < len(all)*4 {
-		size *= 2
+	for c := ix.children(n); ; {
+		if _, ok := ix.next(&c); !ok {
+			break
+		}
+		buf, _, _ = decodeString(buf[:0], ix.data, c.nameStart, c.nameEnd, false)
+		all = append(all, member{uint32(maphash.Bytes(o.seed, buf)) &^ dupFlag, uint32(c.nameStart)})
 	}
-	o.slots = make([]nameSlot, size)
-	mask := uint32(size - 1)
+	o.members = len(all)
+	o.slots = make([]nameSlot, len(all)*4/3+1)
 	var other []byte
 	for _, m := range all {
 		buf = ix.nameText(buf[:0], m.name)
-		for s := m.hash & mask; ; s = (s + 1) & mask {
+		for s := o.first(m.hash); ; s = o.after(s) {
 			slot := &o.slots[s]
 			if slot.name == 0 {
 				*slot = nameSlot{hash: m.hash, name: m.name}
@@ -123,9 +125,8 @@ func (ix *Index) objectIndex(n Node) *objectIndex {
 // that name (0, 1 or 2 for more).
 func (ix *Index) lookupName(o *objectIndex, name string) (Node, int) {
 	h := uint32(maphash.String(o.seed, name)) &^ dupFlag
-	mask := uint32(len(o.slots) - 1)
 	var buf [64]byte
-	for s := h & mask; o.slots[s].name != 0; s = (s + 1) & mask {
+	for s := o.first(h); o.slots[s].name != 0; s = o.after(s) {
 		slot := o.slots[s]
 		nameStart := int(slot.name)
 		nameEnd := skipString(ix.data, nameStart+1)
@@ -133,7 +134,7 @@ func (ix *Index) lookupName(o *objectIndex, name string) (Node, int) {
 			continue
 		}
 		// The value follows the name, ':' and any whitespace.
-		p := skipWS(ix.data, skipWS(ix.data, nameEnd)+1)
+		p := skipSpace(ix.data, skipSpace(ix.data, nameEnd)+1)
 		v, _ := ix.node(p, ix.at(p))
 		if slot.hash&dupFlag != 0 {
 			return v, 2
@@ -141,6 +142,20 @@ func (ix *Index) lookupName(o *objectIndex, name string) (Node, int) {
 		return v, 1
 	}
 	return Node{}, 0
+}
+
+// first returns the first slot to probe for hash h: h scaled to the
+// table's size.
+func (o *objectIndex) first(h uint32) int {
+	return int(uint64(h) * uint64(len(o.slots)) >> 31)
+}
+
+// after returns the slot after s, wrapping around.
+func (o *objectIndex) after(s int) int {
+	if s++; s == len(o.slots) {
+		return 0
+	}
+	return s
 }
 
 // nameText appends the decoded name whose lexeme starts at data[start].

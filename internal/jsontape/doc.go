@@ -18,11 +18,11 @@
 // The tape records only what a walk cannot cheaply find again: values with
 // at least minOwn bytes of their own (bytes in no recorded value inside
 // them), as their span and the number of entries inside them, and a
-// checkpoint every checkpointEvery elements of an array. Everything else,
-// small scalars, small records, member names, is found by scanning its few
-// bytes again, with the tape's entries to jump over the large values in
-// between. A document of N bytes costs at most 0.28 N bytes of tape, and
-// typically a tenth of that. Element and Member index a large container's
+// checkpoint every checkpointEvery elements of a large array. Everything
+// else, small scalars, small records, member names, is found by scanning
+// its few bytes again, with the tape's entries to jump over the large
+// values in between. A document of N bytes costs at most 0.375 N bytes of
+// tape, and typically a tenth of that. Element and Member index a large container's
 // children the first time a lookup needs them (children.go).
 //
 // # Errors

@@ -28,19 +28,52 @@ func firstFlagged(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
 
 // skipWS returns the offset of the first byte at or after i that is not
 // JSON whitespace (RFC 8259 section 2: space, tab, line feed, carriage
-// return).
+// return): its first bytes one by one, then 8 bytes at a time, since
+// indentation is a line feed and a run of spaces, mostly shorter than a
+// word, and a member's value mostly follows one space.
 func skipWS(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\n', '\t', '\r':
-			i++
-		default:
+	// One space (after ':') or a line feed is the common run: bytes first.
+	for range 2 {
+		if i >= len(data) || data[i] != ' ' && data[i] != '\n' && data[i] != '\t' && data[i] != '\r' {
 			return i
 		}
-		// Indentation comes in runs of spaces; take them 8 at a time.
-		for i+8 <= len(data) && load8(data, i) == swarOnes*' ' {
-			i += 8
+		i++
+	}
+	for i+8 <= len(data) {
+		w := load8(data, i)
+		ws := zeroBytes(w^swarOnes*' ') | zeroBytes(w^swarOnes*'\n') | zeroBytes(w^swarOnes*'\t') | zeroBytes(w^swarOnes*'\r')
+		if ws != swarHighs {
+			return i + firstFlagged(^ws&swarHighs)
 		}
+		i += 8
+	}
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// zeroBytes returns the high bit of each byte of w that is zero, exactly:
+// no carry crosses a byte, since (b&0x7f)+0x7f <= 0xfe.
+func zeroBytes(w uint64) uint64 {
+	const lows = swarOnes * 0x7F
+	return ^((w&lows + lows) | w | lows)
+}
+
+// skipSpace is skipWS for a document already accepted, where every byte up
+// to ' ' outside strings is whitespace: the first byte at or after i above
+// ' '. Per byte b, the high bit of (b&0x7f) + 0x5f is exact (no carry
+// leaves a byte): b&0x7f >= 0x21.
+func skipSpace(data []byte, i int) int {
+	for i+8 <= len(data) {
+		w := load8(data, i)
+		if m := ((w &^ swarHighs) + swarOnes*(0x80-0x21) | w) & swarHighs; m != 0 {
+			return i + firstFlagged(m)
+		}
+		i += 8
+	}
+	for i < len(data) && data[i] <= ' ' {
+		i++
 	}
 	return i
 }

@@ -296,7 +296,7 @@ next:
 			why = errTrailingComma
 			goto out
 		}
-		if count++; count%checkpointEvery == 0 && sink != nil {
+		if count++; count%checkpointEvery == 0 && count >= firstCheckpoint && sink != nil {
 			sink.checkpoint(i, count)
 		}
 		if comma >= stopAt {
@@ -376,7 +376,7 @@ phantomNext:
 			st = unsure
 			goto out
 		}
-		if count++; count%checkpointEvery == 0 && sink != nil {
+		if count++; count%checkpointEvery == 0 && count >= firstCheckpoint && sink != nil {
 			sink.checkpoint(i, count)
 		}
 		goto value

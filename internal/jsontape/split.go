@@ -52,14 +52,14 @@ type phantomCheck struct {
 // closePhantom is the end, just before end, of a container the scan did
 // not see open.
 func (b *builder) closePhantom(end int) {
-	b.phantomEnds = append(b.phantomEnds, phantomEnd{tape: len(b.tape), acc: b.phantomAcc})
+	b.phantomEnds = append(b.phantomEnds, phantomEnd{tape: b.tape.len, acc: b.phantomAcc})
 	b.phantomAcc = 0
-	b.tape = append(b.tape, entry{end: uint32(end)})
+	b.tape.add(entry{end: uint32(end)})
 }
 
 // buildSplit is Build in two halves, the second starting near mid.
 func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
-	first := newScanner(data, opts.AllowInvalidUTF8, newBuilder(mid))
+	first := newScanner(data, opts.AllowInvalidUTF8, newBuilder())
 	first.stopAt = mid
 	var (
 		second *scanner
@@ -83,7 +83,7 @@ func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 			}
 			s := skipWS(data, comma+1)
 			second = &scanner{data: data, lenient: opts.AllowInvalidUTF8, stopAt: math.MaxInt, phantom: true, i: s,
-				sink: &builder{phantom: true, tape: make([]entry, 0, (len(data)-s)/256)}}
+				sink: &builder{phantom: true}}
 			if st2, _ = second.run(); st2 == done || second.i-s >= guessFar {
 				return
 			}
@@ -101,8 +101,8 @@ func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 	}
 	if st == stopped {
 		if second != nil {
-			if tape, ok := join(&first, second, skipWS(data, comma+1), st2); ok {
-				return newIndex(data, first.top, preorder(tape)), nil
+			if join(&first, second, skipWS(data, comma+1), st2) {
+				return newIndex(data, first.top, preorder(&first.sink.tape, &second.sink.tape)), nil
 			}
 		}
 		// The halves do not meet: the first goes on alone.
@@ -112,7 +112,7 @@ func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 	if st != done {
 		return nil, syntaxError(data, first.i, why)
 	}
-	return newIndex(data, first.top, preorder(first.sink.tape)), nil
+	return newIndex(data, first.top, preorder(&first.sink.tape)), nil
 }
 
 // guessFar is how far a phantom scan must get for its guess to be kept.
@@ -143,14 +143,14 @@ func splitAt(data []byte, mid int, inString bool, within int) int {
 }
 
 // join checks that the second half, which started at s, continues the
-// first where it stopped and, if so, returns the tape of the whole
-// document in postorder.
-func join(first, second *scanner, s int, secondSt status) ([]entry, bool) {
+// first where it stopped and, if so, completes the second half's tape:
+// the two are then the postorder tape of the whole document.
+func join(first, second *scanner, s int, secondSt status) bool {
 	d0 := first.depth
 	b1, b2 := first.sink, second.sink
 	if secondSt != done || first.i != s || len(second.phantoms) != d0 || len(b1.frames) != d0 ||
 		d0+second.hiDepth > MaxDepth {
-		return nil, false
+		return false
 	}
 	// Level d0 is the innermost open container; the stack holds the outer
 	// ones' kinds and counts (level l at stack[l]).
@@ -162,32 +162,36 @@ func join(first, second *scanner, s int, secondSt status) ([]entry, bool) {
 	}
 	for k, p := range second.phantoms {
 		if obj, _ := level(d0 - k); obj != p.object {
-			return nil, false
+			return false
 		}
 	}
 	// A checkpoint directly in a phantom array counts that array's
 	// elements from the one the split is in: add the first half's count.
 	for _, pc := range b2.phantomChecks {
 		_, count := level(d0 - pc.level)
-		b2.tape[pc.tape].end += count
+		b2.tape.at(pc.tape).end += count
 	}
 	// Each phantom, innermost first, is the first half's frame at its
 	// level closed by the second: whether it is recorded depends on the
 	// recorded bytes inside it, in both halves and in the phantom inside
-	// it. Its placeholder becomes its entry, or goes.
-	tape := b1.tape
-	from, carry := 0, uint32(0)
+	// it. Its placeholder becomes its entry, or is dropped.
+	carry := uint32(0)
 	for k, pe := range b2.phantomEnds {
-		tape = append(tape, b2.tape[from:pe.tape]...)
-		from = pe.tape + 1
 		f := b1.frames[d0-1-k]
-		end := b2.tape[pe.tape].end
+		x := b2.tape.at(pe.tape)
+		end := x.end
 		acc := f.acc + pe.acc + carry
 		carry = acc
 		if end-f.start-acc >= minOwn {
-			tape = append(tape, entry{start: f.start, end: end, desc: uint32(len(tape)) - f.mark})
+			// Its index on the whole tape, less the tape's length when it
+			// opened: the entries inside it.
+			index := b1.tape.len + pe.tape - b2.tape.dropped
+			*x = entry{start: f.start, end: end, desc: uint32(index) - f.mark}
 			carry = end - f.start
+		} else {
+			x.desc = droppedEntry
+			b2.tape.dropped++
 		}
 	}
-	return append(tape, b2.tape[from:]...), true
+	return true
 }

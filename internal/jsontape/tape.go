@@ -73,12 +73,12 @@ func Build(data []byte, opts Options) (*Index, *errcode.Error) {
 	if len(data) >= splitMin && parallel() {
 		return buildSplit(data, opts, len(data)/2)
 	}
-	b := newBuilder(len(data))
+	b := newBuilder()
 	sc := newScanner(data, opts.AllowInvalidUTF8, b)
 	if st, why := sc.run(); st != done {
 		return nil, syntaxError(data, sc.i, why)
 	}
-	return newIndex(data, sc.top, preorder(b.tape)), nil
+	return newIndex(data, sc.top, preorder(&b.tape)), nil
 }
 
 // The tape records few values: a value is recorded when it has at least
@@ -90,13 +90,22 @@ func Build(data []byte, opts Options) (*Index, *errcode.Error) {
 // document of N bytes records at most N/minOwn values, whatever its shape.
 // Small scalars, most names' values and small records cost nothing.
 //
-// Arrays also get a checkpoint every checkpointEvery elements, so that an
-// element is found by scanning at most that many from one. An array with
-// a checkpoint has at least checkpointEvery commas of its own, so it is
-// always recorded (checkpointEvery+2 >= minOwn).
+// Arrays also get a checkpoint at every element whose index is a multiple
+// of checkpointEvery, from firstCheckpoint on, so that an element is found
+// by stepping over at most checkpointEvery-1 elements from one. An array
+// with a checkpoint has more than firstCheckpoint elements, so more than
+// minOwn bytes of its own in its commas: it is always recorded. Elements
+// take at least 2 bytes, so a document has at most N/(2 checkpointEvery)
+// checkpoints. With both, the tape costs at most 12 (N/64 + N/64) bytes,
+// 0.375 N: 6 MiB for a 16 MiB array of one-digit numbers (the shape that
+// made the tape of 12 bytes a value cost 96 MiB), 2.6 MiB for perfbench's
+// 16 MiB of records. Denser checkpoints would make a lookup in a large
+// array cheaper (each step reads the document at the element's end) but
+// cost their memory on every such array, looked up or not.
 const (
 	minOwn          = 64
-	checkpointEvery = 64
+	checkpointEvery = 32
+	firstCheckpoint = 64
 )
 
 // entry is one recorded value, or a checkpoint, on the tape: 12 bytes.
@@ -120,7 +129,7 @@ func (e entry) checkpoint() bool { return e.desc&checkpointFlag != 0 }
 // values as they end (the tape in postorder) and preorder puts them in
 // document order once the scan is done.
 type builder struct {
-	tape   []entry
+	tape   postTape
 	frames []frame // the open containers, outermost first
 
 	// A phantom builder records the second half of a split (split.go):
@@ -139,13 +148,13 @@ type frame struct {
 	start, acc, mark uint32
 }
 
-func newBuilder(size int) *builder {
-	return &builder{tape: make([]entry, 0, min(size/256, 1<<16)), frames: make([]frame, 0, 16)}
+func newBuilder() *builder {
+	return &builder{frames: make([]frame, 0, 16)}
 }
 
 // open is a container that starts at start.
 func (b *builder) open(start int) {
-	b.frames = append(b.frames, frame{start: uint32(start), mark: uint32(len(b.tape))})
+	b.frames = append(b.frames, frame{start: uint32(start), mark: uint32(b.tape.len)})
 }
 
 // close is the end of the innermost open container, just before end.
@@ -155,7 +164,7 @@ func (b *builder) close(end int) {
 	size := uint32(end) - f.start
 	own := f.acc // what the container brings to its parent's own bytes
 	if size-f.acc >= minOwn {
-		b.tape = append(b.tape, entry{start: f.start, end: uint32(end), desc: uint32(len(b.tape)) - f.mark})
+		b.tape.add(entry{start: f.start, end: uint32(end), desc: uint32(b.tape.len) - f.mark})
 		own = size
 	}
 	b.contribute(own)
@@ -163,7 +172,7 @@ func (b *builder) close(end int) {
 
 // scalar is a string or number of at least minOwn bytes.
 func (b *builder) scalar(start, end int) {
-	b.tape = append(b.tape, entry{start: uint32(start), end: uint32(end)})
+	b.tape.add(entry{start: uint32(start), end: uint32(end)})
 	b.contribute(uint32(end - start))
 }
 
@@ -179,32 +188,93 @@ func (b *builder) contribute(n uint32) {
 // checkpoint is element index of the innermost array, which starts at at.
 func (b *builder) checkpoint(at int, index uint32) {
 	if b.phantom && len(b.frames) == 0 {
-		b.phantomChecks = append(b.phantomChecks, phantomCheck{tape: len(b.tape), level: len(b.phantomEnds)})
+		b.phantomChecks = append(b.phantomChecks, phantomCheck{tape: b.tape.len, level: len(b.phantomEnds)})
 	}
-	b.tape = append(b.tape, entry{start: uint32(at), end: index, desc: checkpointFlag})
+	b.tape.add(entry{start: uint32(at), end: index, desc: checkpointFlag})
+}
+
+// postTape is a tape in postorder, kept in chunks that are never copied as
+// it grows: the first small, for the small documents of tool arguments,
+// and each twice the last up to maxChunk entries, so that a build needs no
+// more memory than the tape and the copy preorder makes of it.
+type postTape struct {
+	chunks  [][]entry
+	len     int // the entries, dropped ones included
+	dropped int // entries a join dropped (entry.desc == droppedEntry)
+}
+
+const (
+	firstChunk = 16
+	maxChunk   = 1 << 14
+)
+
+// droppedEntry marks an entry the join took away: a phantom that is not
+// recorded after all.
+const droppedEntry = 1 << 30
+
+func (t *postTape) add(e entry) {
+	n := len(t.chunks)
+	if n == 0 || len(t.chunks[n-1]) == cap(t.chunks[n-1]) {
+		size := firstChunk
+		if n > 0 {
+			size = min(2*cap(t.chunks[n-1]), maxChunk)
+		}
+		t.chunks = append(t.chunks, make([]entry, 0, size))
+		n++
+	}
+	t.chunks[n-1] = append(t.chunks[n-1], e)
+	t.len++
+}
+
+// at returns entry k, looking through the chunks: for the join's few uses.
+func (t *postTape) at(k int) *entry {
+	for _, c := range t.chunks {
+		if k < len(c) {
+			return &c[k]
+		}
+		k -= len(c)
+	}
+	panic("jsontape: no such tape entry")
 }
 
 // preorder returns the tape in document order, where each value's entry
-// comes before the entries inside it, from post, where it comes after
-// them. Value e of post, with desc(e) entries inside it, goes to the
-// number of entries that start before it: the post-order ones before its
-// own (e - desc(e) of them) and its ancestors (which come after it in
-// post, and are found by walking it backwards).
-func preorder(post []entry) []entry {
-	if len(post) == 0 {
+// comes before the entries inside it, from the postorder tapes parts (the
+// halves of a split, in order), where it comes after them. Value e of the
+// postorder, with desc(e) entries inside it, goes to the number of entries
+// that start before it: the postorder ones before its own (e - desc(e) of
+// them) and its ancestors (which come after it in postorder, and are found
+// by walking it backwards).
+func preorder(parts ...*postTape) []entry {
+	n := 0
+	for _, t := range parts {
+		n += t.len - t.dropped
+	}
+	if n == 0 {
 		return nil
 	}
-	pre := make([]entry, len(post))
+	pre := make([]entry, n)
 	hugepage.AdviseSlice(pre)
 	var lows []int // the first descendant of each ancestor, innermost last
-	for e := len(post) - 1; e >= 0; e-- {
-		for len(lows) > 0 && lows[len(lows)-1] > e {
-			lows = lows[:len(lows)-1]
-		}
-		d := int(post[e].desc &^ checkpointFlag)
-		pre[e-d+len(lows)] = post[e]
-		if d > 0 {
-			lows = append(lows, e-d)
+	e := n
+	for p := len(parts) - 1; p >= 0; p-- {
+		chunks := parts[p].chunks
+		for c := len(chunks) - 1; c >= 0; c-- {
+			chunk := chunks[c]
+			for j := len(chunk) - 1; j >= 0; j-- {
+				x := chunk[j]
+				if x.desc == droppedEntry {
+					continue
+				}
+				e--
+				for len(lows) > 0 && lows[len(lows)-1] > e {
+					lows = lows[:len(lows)-1]
+				}
+				d := int(x.desc &^ checkpointFlag)
+				pre[e-d+len(lows)] = x
+				if d > 0 {
+					lows = append(lows, e-d)
+				}
+			}
 		}
 	}
 	return pre
@@ -217,10 +287,10 @@ func preorder(post []entry) []entry {
 // mutex, so one Index may be used from several goroutines. It keeps data,
 // which must not change.
 //
-// Memory: 12 bytes per recorded value and per checkpoint, at most
-// 0.28 bytes per byte of the document and typically far less (see minOwn).
-// Element and Member index a large container's children on first use: 12
-// bytes per checkpoint of an array, about 11 bytes per member of an
+// Memory: 12 bytes per recorded value and per checkpoint, at most 0.375
+// bytes per byte of the document and typically a tenth of that (see
+// minOwn). Element and Member index a large container's children on first
+// use: 4 bytes per checkpoint of an array, 16 to 32 bytes per member of an
 // object.
 type Index struct {
 	data []byte

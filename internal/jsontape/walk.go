@@ -107,8 +107,11 @@ func (ix *Index) skip(p, k int) (end, after int) {
 		case c == '}' || c == ']':
 			depth--
 			i++
-		case c == ',' || c == ':' || isSpace(c):
+		case c == ',' || c == ':':
 			i++
+			continue
+		case isSpace(c):
+			i = skipSpace(data, i)
 			continue
 		case c == 't' || c == 'n':
 			i += 4
@@ -127,32 +130,49 @@ func (ix *Index) skip(p, k int) (end, after int) {
 	}
 }
 
-// children walks the members or elements of container n in order: yield
-// gets each member's name span (0, 0 in an array) and value.
-func (ix *Index) children(n Node, i, k int, yield func(nameStart, nameEnd int, v Node) bool) {
+// A cursor walks the children of a container in order: members (name
+// and value) or elements. Each step scans the child's few bytes of its own
+// and jumps over the recorded values inside it with the tape.
+type cursor struct {
+	i, k int // where the next child starts, and the first entry at or after i
+	obj  bool
+	done bool
+	// The member name of the child last returned, in an object.
+	nameStart, nameEnd int
+}
+
+// children returns a cursor at the first child of container n.
+func (ix *Index) children(n Node) cursor {
+	return ix.cursorAt(n, int(n.start)+1, ix.inside(n))
+}
+
+// cursorAt returns a cursor of container n at offset i (inside n, before
+// a child or its closing bracket), with k the first entry at or after i.
+func (ix *Index) cursorAt(n Node, i, k int) cursor {
+	c := cursor{i: skipSpace(ix.data, i), k: k, obj: ix.data[n.start] == '{'}
+	c.done = ix.data[c.i] == '}' || ix.data[c.i] == ']'
+	return c
+}
+
+// next returns the next child, and false after the last.
+func (ix *Index) next(c *cursor) (Node, bool) {
+	if c.done {
+		return Node{}, false
+	}
 	data := ix.data
-	obj := data[n.start] == '{'
-	i = skipWS(data, i)
-	if data[i] == '}' || data[i] == ']' {
-		return
+	i := c.i
+	if c.obj {
+		c.nameStart, c.nameEnd = i, skipString(data, i+1)
+		i = skipSpace(data, skipSpace(data, c.nameEnd)+1) // past ':'
 	}
-	for {
-		nameStart, nameEnd := 0, 0
-		if obj {
-			nameStart, nameEnd = i, skipString(data, i+1)
-			i = skipWS(data, nameEnd)
-			i = skipWS(data, i+1) // past ':'
-		}
-		v, after := ix.node(i, k)
-		if !yield(nameStart, nameEnd, v) {
-			return
-		}
-		i, k = skipWS(data, int(v.end)), after
-		if data[i] != ',' {
-			return
-		}
-		i = skipWS(data, i+1)
+	v, after := ix.node(i, c.k)
+	i = skipSpace(data, int(v.end))
+	if data[i] == ',' {
+		c.i, c.k = skipSpace(data, i+1), after
+	} else {
+		c.done = true
 	}
+	return v, true
 }
 
 // Elements yields the index and node of each element of array n, in order
@@ -162,11 +182,13 @@ func (ix *Index) Elements(n Node) iter.Seq2[int, Node] {
 		if ix.data[n.start] != '[' {
 			return
 		}
-		count := 0
-		ix.children(n, int(n.start)+1, ix.inside(n), func(_, _ int, v Node) bool {
-			count++
-			return yield(count-1, v)
-		})
+		c := ix.children(n)
+		for i := 0; ; i++ {
+			v, ok := ix.next(&c)
+			if !ok || !yield(i, v) {
+				return
+			}
+		}
 	}
 }
 
@@ -179,16 +201,22 @@ func (ix *Index) Members(n Node) iter.Seq2[Member, Node] {
 			return
 		}
 		var buf []byte
-		ix.children(n, int(n.start)+1, ix.inside(n), func(nameStart, nameEnd int, v Node) bool {
-			m := Member{NameStart: nameStart, NameEnd: nameEnd}
-			if flags := stringFlags(ix.data, nameStart, nameEnd); flags == 0 {
-				m.Name = string(ix.data[nameStart+1 : nameEnd-1])
+		for c := ix.children(n); ; {
+			v, ok := ix.next(&c)
+			if !ok {
+				return
+			}
+			m := Member{NameStart: c.nameStart, NameEnd: c.nameEnd}
+			if flags := stringFlags(ix.data, c.nameStart, c.nameEnd); flags == 0 {
+				m.Name = string(ix.data[c.nameStart+1 : c.nameEnd-1])
 			} else {
-				buf, _, _ = decodeString(buf[:0], ix.data, nameStart, nameEnd, false)
+				buf, _, _ = decodeString(buf[:0], ix.data, c.nameStart, c.nameEnd, false)
 				m.Name, m.InvalidUTF8 = string(buf), flags&strInvalidUTF8 != 0
 			}
-			return yield(m, v)
-		})
+			if !yield(m, v) {
+				return
+			}
+		}
 	}
 }
 
@@ -196,54 +224,49 @@ func (ix *Index) Members(n Node) iter.Seq2[Member, Node] {
 // and 0 for any other value.
 func (ix *Index) Len(n Node) int {
 	switch ix.data[n.start] {
-	case '[':
-		if a := ix.arrayIndex(n); a != nil && len(a.checks) > 0 {
-			last := a.checks[len(a.checks)-1]
-			count := int(last.index)
-			ix.children(n, int(last.start), last.k, func(int, int, Node) bool { count++; return true })
-			return count
-		}
-	case '{':
-		if o := ix.objectIndex(n); o != nil {
-			return o.members
-		}
+	case '[', '{':
 	default:
 		return 0
 	}
-	count := 0
-	ix.children(n, int(n.start)+1, ix.inside(n), func(int, int, Node) bool { count++; return true })
+	c, count := ix.children(n), 0
+	if ix.data[n.start] == '[' {
+		if a := ix.arrayIndex(n); a != nil && len(a.checks) > 0 {
+			k := a.checks[len(a.checks)-1]
+			c, count = ix.cursorAt(n, int(ix.tape[k].start), int(k)), int(ix.tape[k].end)
+		}
+	} else if o := ix.objectIndex(n); o != nil {
+		return o.members
+	}
+	for _, ok := ix.next(&c); ok; _, ok = ix.next(&c) {
+		count++
+	}
 	return count
 }
 
 // Element returns element i of array n, and false when n is not an array
 // or has no element i. From the nearest checkpoint it scans at most
-// checkpointEvery elements, each in fewer than minOwn bytes of its own.
+// checkpointEvery-1 elements, each in fewer than minOwn bytes of its own.
 func (ix *Index) Element(n Node, i int) (Node, bool) {
 	if ix.data[n.start] != '[' || i < 0 {
 		return Node{}, false
 	}
-	from, index, k := int(n.start)+1, 0, ix.inside(n)
-	if i >= checkpointEvery {
+	c, index := ix.children(n), 0
+	if i >= firstCheckpoint {
 		if a := ix.arrayIndex(n); a != nil && len(a.checks) > 0 {
 			// The last checkpoint at or before i.
-			c := sort.Search(len(a.checks), func(j int) bool { return int(a.checks[j].index) > i })
-			if c > 0 {
-				cp := a.checks[c-1]
-				from, index, k = int(cp.start), int(cp.index), cp.k
+			j := sort.Search(len(a.checks), func(j int) bool { return int(ix.tape[a.checks[j]].end) > i })
+			if j > 0 {
+				k := a.checks[j-1]
+				c, index = ix.cursorAt(n, int(ix.tape[k].start), int(k)), int(ix.tape[k].end)
 			}
 		}
 	}
-	var found Node
-	ok := false
-	ix.children(n, from, k, func(_, _ int, v Node) bool {
-		if index == i {
-			found, ok = v, true
-			return false
+	for ; ; index++ {
+		v, ok := ix.next(&c)
+		if !ok || index == i {
+			return v, ok
 		}
-		index++
-		return true
-	})
-	return found, ok
+	}
 }
 
 // Member returns the value of the member of object n named name (compared
@@ -261,13 +284,16 @@ func (ix *Index) Member(n Node, name string) (Node, int) {
 		count int
 		buf   [64]byte
 	)
-	ix.children(n, int(n.start)+1, ix.inside(n), func(nameStart, nameEnd int, v Node) bool {
-		if ix.nameIs(nameStart, nameEnd, name, buf[:0]) {
+	for c := ix.children(n); count < 2; {
+		v, ok := ix.next(&c)
+		if !ok {
+			break
+		}
+		if ix.nameIs(c.nameStart, c.nameEnd, name, buf[:0]) {
 			found = v
 			count++
 		}
-		return count < 2
-	})
+	}
 	return found, count
 }
 
