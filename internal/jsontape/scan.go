@@ -30,12 +30,15 @@ type scanner struct {
 
 	// Where the scan stopped or ended: the offset, the open containers
 	// (depth of them; inObj and count for the innermost) and, in stack,
-	// each one's parent as count<<1 | 1 for an object.
+	// each one's parent as count<<1 | 1 for an object (see level). The
+	// stack grows up to MaxDepth from a few levels inline: a scan of tool
+	// arguments should not clear 4 KiB first.
 	i     int
 	depth int
 	inObj bool
 	count uint32 // elements of the innermost array before the one at i
-	stack [MaxDepth]uint32
+	small [16]uint32
+	deep  []uint32 // the levels past small
 
 	top Type // the type of the document's value (whole scans only)
 
@@ -157,9 +160,9 @@ value:
 			goto next
 		}
 		if inObj {
-			sc.stack[depth] = count<<1 | 1
+			sc.setLevel(depth, count<<1|1)
 		} else {
-			sc.stack[depth] = count << 1
+			sc.setLevel(depth, count<<1)
 		}
 		depth++
 		hi = max(hi, depth)
@@ -308,7 +311,7 @@ next:
 	if inObj && c == '}' || !inObj && c == ']' {
 		i++
 		depth--
-		v := sc.stack[depth]
+		v := sc.level(depth)
 		inObj, count = v&1 != 0, v>>1
 		if sink != nil {
 			sink.close(i)
@@ -448,4 +451,26 @@ func typeOfFirst(c byte) Type {
 // newScanner returns a scanner for a whole document.
 func newScanner(data []byte, lenient bool, sink *builder) scanner {
 	return scanner{data: data, lenient: lenient, sink: sink, stopAt: math.MaxInt}
+}
+
+// level returns level d of the stack: the state of the container at depth
+// d (the top level for 0) while one at depth d+1 is open.
+func (sc *scanner) level(d int) uint32 {
+	if d < len(sc.small) {
+		return sc.small[d]
+	}
+	return sc.deep[d-len(sc.small)]
+}
+
+// setLevel sets level d of the stack; d is at most one past its top.
+func (sc *scanner) setLevel(d int, v uint32) {
+	if d < len(sc.small) {
+		sc.small[d] = v
+		return
+	}
+	if d -= len(sc.small); d == len(sc.deep) {
+		sc.deep = append(sc.deep, v)
+		return
+	}
+	sc.deep[d] = v
 }

@@ -123,21 +123,23 @@ const guessFar = 4 << 10
 // the first half stops if the guess is right; or -1 when there is none
 // before offset within (a wrong guess may find none for long).
 func splitAt(data []byte, mid int, inString bool, within int) int {
+	end := min(within, len(data))
+	data = data[:end] // skipString stops at end too
 	i := mid
 	if inString {
 		i = skipString(data, i)
 	}
-	for end := min(within, len(data)); i < end; {
-		j := bytes.IndexAny(data[i:end], `,"`)
-		if j < 0 {
+	for i < end {
+		// The next ',' or '"', each found many bytes an instruction.
+		comma := bytes.IndexByte(data[i:end], ',')
+		quote := bytes.IndexByte(data[i:end], '"')
+		switch {
+		case comma >= 0 && (quote < 0 || comma < quote):
+			return i + comma
+		case quote < 0:
 			return -1
 		}
-		i += j
-		if data[i] == '"' {
-			i = skipString(data, i+1)
-			continue
-		}
-		return i
+		i = skipString(data, i+quote+1)
 	}
 	return -1
 }
@@ -158,7 +160,7 @@ func join(first, second *scanner, s int, secondSt status) bool {
 		if l == d0 {
 			return first.inObj, first.count
 		}
-		return first.stack[l]&1 != 0, first.stack[l] >> 1
+		return first.level(l)&1 != 0, first.level(l) >> 1
 	}
 	for k, p := range second.phantoms {
 		if obj, _ := level(d0 - k); obj != p.object {
