@@ -86,7 +86,7 @@ func BenchmarkBuildSplit(b *testing.B) {
 		b.Run(fmt.Sprintf("%dKiB/one", size>>10), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				bl := newBuilder()
+				bl := newBuilder(len(data))
 				sc := newScanner(data, false, bl)
 				if st, _ := sc.run(); st != done {
 					b.Fatal("invalid")

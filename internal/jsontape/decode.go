@@ -205,38 +205,41 @@ const (
 	strInvalidUTF8             // the lexeme holds raw invalid UTF-8 (lenient scans only)
 )
 
-// stringFlags returns the flags of the valid string lexeme data[start:end].
-func stringFlags(data []byte, start, end int) uint8 {
-	var flags uint8
-	last := end - 1
-	for i := start + 1; i < last; {
-		for i+8 <= last {
+// stringFlags returns the flags of the valid string lexeme that starts at
+// data[start], and the offset just past its closing quote: the end and the
+// flags in one pass, as the walks need both of a member name.
+func stringFlags(data []byte, start int) (end int, flags uint8) {
+	n := len(data)
+	for i := start + 1; ; {
+		for i+8 <= n {
 			if m := stringSpecial(load8(data, i)); m != 0 {
 				i += firstFlagged(m)
-				break
+				goto special
 			}
 			i += 8
 		}
-		for i < last && strPlain[data[i]] {
+		for i < n && strPlain[data[i]] {
 			i++
 		}
-		if i >= last {
-			break
+		if i >= n {
+			return n, flags // not reached on a valid lexeme
 		}
-		if data[i] == '\\' {
+	special:
+		switch data[i] {
+		case '"':
+			return i + 1, flags
+		case '\\':
 			flags |= strEscaped
 			i += 2
-			continue
-		}
-		// c >= 0x80: a lexeme has no other special byte before its end.
-		if size := utf8Seq(data[:last], i); size > 0 {
-			i += size
-		} else {
-			flags |= strInvalidUTF8
-			i++
+		default: // >= 0x80: a lexeme has no other special byte
+			if size := utf8Seq(data, i); size > 0 {
+				i += size
+			} else {
+				flags |= strInvalidUTF8
+				i++
+			}
 		}
 	}
-	return flags
 }
 
 // hasBackslash reports whether b holds a '\\'.

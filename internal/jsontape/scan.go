@@ -29,8 +29,8 @@ type scanner struct {
 	stopped bool
 
 	// Where the scan stopped or ended: the offset, the open containers
-	// (depth of them; inObj and count for the innermost) and, in stack,
-	// each one's parent as count<<1 | 1 for an object (see level). The
+	// (depth of them; inObj and count for the innermost) and the stack of
+	// the outer ones' states, count<<1 | 1 for an object (see level). The
 	// stack grows up to MaxDepth from a few levels inline: a scan of tool
 	// arguments should not clear 4 KiB first.
 	i     int
@@ -79,7 +79,13 @@ func (sc *scanner) run() (st status, why reason) {
 		start   int
 		nameWhy reason // why a missing name fails: after '{' or after ','
 		inName  bool   // the string at start is a member name
+		// The shortest scalar the sink records: minOwn bytes, or every
+		// one for a small document's builder (see smallDocument).
+		minScalar = minOwn
 	)
+	if sink != nil && sink.all {
+		minScalar = 0
+	}
 	switch {
 	case sc.phantom:
 		goto phantomStart
@@ -145,7 +151,7 @@ value:
 		if i < n && (data[i]-'0' < 10 || data[i]|0x20 == 'e') {
 			goto number
 		}
-		if i-start >= minOwn && sink != nil {
+		if i-start >= minScalar && sink != nil {
 			sink.scalar(start, i)
 		}
 	case c == '{' || c == '[':
@@ -207,7 +213,7 @@ number:
 	if i, why = scanNumber(data, start); why != 0 {
 		goto out
 	}
-	if i-start >= minOwn && sink != nil {
+	if i-start >= minScalar && sink != nil {
 		sink.scalar(start, i)
 	}
 	goto next
@@ -240,7 +246,7 @@ str:
 		break
 	}
 	if !inName {
-		if i-start >= minOwn && sink != nil {
+		if i-start >= minScalar && sink != nil {
 			sink.scalar(start, i)
 		}
 		goto next

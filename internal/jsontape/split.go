@@ -12,10 +12,11 @@ import (
 //
 //   - The first half scans from the start and stops right after the first
 //     ',' at or after the middle (stopAt), knowing exactly what is open
-//     there.
-//   - The second half starts at the same ',', found from the middle by
-//     guessing whether the middle lies inside a string (see buildSplit),
-//     without knowing what is open there: a phantom scan, which takes the
+//     there; when the second half started at a later ',', it goes on to
+//     that one.
+//   - The second half starts at a ',' found from the middle by guessing
+//     whether the middle lies inside a string (see buildSplit), without
+//     knowing what is open there: a phantom scan, which takes the
 //     containers it closes without having opened them from their closing
 //     brackets, guesses the kind of the innermost from what follows the
 //     ',' (a name is a string then ':'), and gives up (unsure) at anything
@@ -25,7 +26,10 @@ import (
 //     containers, of the same kinds, and the depth limit holds. Only then
 //     are the two tapes joined. Otherwise the first half goes on alone
 //     through the second, so the verdict, the offset of an error and the
-//     tape never depend on the split: they are those of one scan.
+//     recorded values never depend on the split: they are those of one
+//     scan. Only checkpoints may differ: the second half counts an array's
+//     elements from the one the split falls in, so near the split two
+//     checkpoints may lie up to twice checkpointEvery elements apart.
 
 // splitMin is the smallest document Build scans in two halves: below it
 // the second goroutine and the join cost more than they save
@@ -59,7 +63,9 @@ func (b *builder) closePhantom(end int) {
 
 // buildSplit is Build in two halves, the second starting near mid.
 func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
-	first := newScanner(data, opts.AllowInvalidUTF8, newBuilder())
+	// Whatever its size, a split document has the tape of a large one (the
+	// join works on postorder tapes).
+	first := newScanner(data, opts.AllowInvalidUTF8, &builder{})
 	first.stopAt = mid
 	var (
 		second *scanner

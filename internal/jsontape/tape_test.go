@@ -12,10 +12,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTapeRecords pins what the tape records: values of at least minOwn
-// bytes of their own (a container's own bytes exclude the recorded values
-// inside it), in document order with the number of entries inside each,
-// and a checkpoint every checkpointEvery elements from firstCheckpoint on.
+// buildSparse builds the tape of data under the rule of large documents
+// (see smallDocument), whatever its size.
+func buildSparse(t *testing.T, data []byte, opts Options) *Index {
+	t.Helper()
+	b := &builder{}
+	sc := newScanner(data, opts.AllowInvalidUTF8, b)
+	st, why := sc.run()
+	require.Equal(t, done, st, "%v at %d", why, sc.i)
+	return newIndex(data, sc.top, b.finish())
+}
+
+// TestTapeRecords pins what the tape of a large document records: values
+// of at least minOwn bytes of their own (a container's own bytes exclude
+// the recorded values inside it), in document order with the number of
+// entries inside each, and a checkpoint every checkpointEvery elements
+// from firstCheckpoint on. A small document has every string, number and
+// container that is not empty recorded.
 func TestTapeRecords(t *testing.T) {
 	t.Parallel()
 	long := `"` + strings.Repeat("s", minOwn-2) + `"` // exactly minOwn bytes
@@ -51,11 +64,19 @@ func TestTapeRecords(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ix, err := Build([]byte(tt.doc), Options{})
-			require.Nil(t, err)
-			assert.Equal(t, tt.want, ix.tape)
+			assert.Equal(t, tt.want, buildSparse(t, []byte(tt.doc), Options{}).tape)
 		})
 	}
+
+	t.Run("small document", func(t *testing.T) {
+		t.Parallel()
+		ix, err := Build([]byte(`{"a":[1,2,{"b":null}],"c":{},"d":[[3]]}`), Options{})
+		require.Nil(t, err)
+		assert.Equal(t, []entry{
+			{0, 39, 7}, {5, 21, 3}, {6, 7, 0}, {8, 9, 0}, {10, 20, 0}, // null and {} are not recorded
+			{33, 38, 2}, {34, 37, 1}, {35, 36, 0},
+		}, ix.tape)
+	})
 
 	t.Run("checkpoints", func(t *testing.T) {
 		t.Parallel()
@@ -64,8 +85,7 @@ func TestTapeRecords(t *testing.T) {
 			elems[i] = strconv.Itoa(i % 10)
 		}
 		doc := "[" + strings.Join(elems, ",") + "]"
-		ix, err := Build([]byte(doc), Options{})
-		require.Nil(t, err)
+		ix := buildSparse(t, []byte(doc), Options{})
 		var got [][2]uint32 // element index, start
 		for _, e := range ix.tape[1:] {
 			require.True(t, e.checkpoint())

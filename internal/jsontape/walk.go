@@ -139,6 +139,7 @@ type cursor struct {
 	done bool
 	// The member name of the child last returned, in an object.
 	nameStart, nameEnd int
+	nameFlags          uint8
 }
 
 // children returns a cursor at the first child of container n.
@@ -162,7 +163,8 @@ func (ix *Index) next(c *cursor) (Node, bool) {
 	data := ix.data
 	i := c.i
 	if c.obj {
-		c.nameStart, c.nameEnd = i, skipString(data, i+1)
+		c.nameStart = i
+		c.nameEnd, c.nameFlags = stringFlags(data, i)
 		i = skipSpace(data, skipSpace(data, c.nameEnd)+1) // past ':'
 	}
 	v, after := ix.node(i, c.k)
@@ -207,7 +209,7 @@ func (ix *Index) Members(n Node) iter.Seq2[Member, Node] {
 				return
 			}
 			m := Member{NameStart: c.nameStart, NameEnd: c.nameEnd}
-			if flags := stringFlags(ix.data, c.nameStart, c.nameEnd); flags == 0 {
+			if flags := c.nameFlags; flags == 0 {
 				m.Name = string(ix.data[c.nameStart+1 : c.nameEnd-1])
 			} else {
 				buf, _, _ = decodeString(buf[:0], ix.data, c.nameStart, c.nameEnd, false)
@@ -322,7 +324,7 @@ func (ix *Index) StringText(n Node) (text string, invalidAt int) {
 		return "", -1
 	}
 	start, end := int(n.start), int(n.end)
-	if stringFlags(ix.data, start, end) == 0 {
+	if _, flags := stringFlags(ix.data, start); flags == 0 {
 		return string(ix.data[start+1 : end-1]), -1
 	}
 	buf, invalidAt := decodeLenient(make([]byte, 0, end-start), ix.data, start, end)
@@ -333,7 +335,11 @@ func (ix *Index) StringText(n Node) (text string, invalidAt int) {
 // an index built with AllowInvalidUTF8 accepts. Escaped lone surrogates do
 // not count; StringText finds both.
 func (ix *Index) InvalidUTF8(n Node) bool {
-	return ix.data[n.start] == '"' && stringFlags(ix.data, int(n.start), int(n.end))&strInvalidUTF8 != 0
+	if ix.data[n.start] != '"' {
+		return false
+	}
+	_, flags := stringFlags(ix.data, int(n.start))
+	return flags&strInvalidUTF8 != 0
 }
 
 // at returns the first tape entry that starts at or after p.
