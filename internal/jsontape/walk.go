@@ -255,10 +255,17 @@ func (ix *Index) Element(n Node, i int) (Node, bool) {
 	c, index := ix.children(n), 0
 	if i >= firstCheckpoint {
 		if a := ix.arrayIndex(n); a != nil && len(a.checks) > 0 {
-			// The last checkpoint at or before i.
-			j := sort.Search(len(a.checks), func(j int) bool { return int(ix.tape[a.checks[j]].end) > i })
-			if j > 0 {
-				k := a.checks[j-1]
+			// The last checkpoint at or before i: where it would be if
+			// they were all checkpointEvery apart, then a step or two,
+			// since near a split they are not (see split.go).
+			j := min(max((i-firstCheckpoint)/checkpointEvery, 0), len(a.checks)-1)
+			for j > 0 && int(ix.tape[a.checks[j]].end) > i {
+				j--
+			}
+			for j+1 < len(a.checks) && int(ix.tape[a.checks[j+1]].end) <= i {
+				j++
+			}
+			if k := a.checks[j]; int(ix.tape[k].end) <= i {
 				c, index = ix.cursorAt(n, int(ix.tape[k].start), int(k)), int(ix.tape[k].end)
 			}
 		}
