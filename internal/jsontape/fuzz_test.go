@@ -375,3 +375,30 @@ func TestSplitCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitAfterTop checks documents whose top-level value is followed by
+// more, which a second half cannot tell from the rest of a container it
+// did not see open: at every split, the error of one scan.
+func TestSplitAfterTop(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want int64 // the offset of the error
+	}{
+		{`{"0": {}, "": {}},null `, 17},
+		{`[[1],[2]],3`, 9},
+		{`{"a":1,"b":2},{"c":3}`, 13},
+		{`[1,2]]`, 5},
+		{`{"a":[1,2]}}`, 11},
+		{`[[1,2],[3,4]`, 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			_, err := Build([]byte(tt.in), Options{})
+			require.NotNil(t, err)
+			assert.Equal(t, tt.want, err.Details["offset"], err.Msg)
+			checkSplits(t, []byte(tt.in), len(tt.in))
+		})
+	}
+}

@@ -364,7 +364,12 @@ phantomStart:
 phantomNext:
 	if i >= n {
 		// The end of the document: valid if the phantoms closed were all
-		// the containers open at the split (the join checks).
+		// the containers open at the split (the join checks), and no
+		// container the scan guessed at after them is still open: that
+		// one is unclosed, or its ',' followed the top-level value.
+		if sc.known > len(sc.phantoms) {
+			st = unsure
+		}
 		goto out
 	}
 	switch c = data[i]; c {
