@@ -7,6 +7,7 @@ import (
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/hugepage"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
@@ -56,12 +57,12 @@ type node struct {
 // call with unresolved_edit and refuses the step. Each expansion is retained
 // as a result of source kind edit.
 func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
-	ix, err := selectors.IndexJSONWith(args, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	ix, err := jsontape.Build(args, jsontape.Options{AllowInvalidUTF8: true})
 	if err != nil {
 		return nil, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", err.Msg)
 	}
 	root := ix.Root()
-	if ix.Kind(root) != selectors.JSONObject {
+	if ix.Kind(root) != jsontape.Object {
 		return nil, errcode.New(errcode.InvalidArgument, "arguments must be a JSON object, not %s", ix.Kind(root))
 	}
 	e := &expander{b: b, ix: ix, data: args}
@@ -147,7 +148,7 @@ func (b *Briefing) unresolved(at string, cause *errcode.Error) *errcode.Error {
 }
 
 // reserved reports whether object n has a $compose or $splice member.
-func reserved(ix *selectors.JSONIndex, n NodeID) bool {
+func reserved(ix *jsontape.Index, n NodeID) bool {
 	for m := range ix.Members(n) {
 		if m.Name == composeKey || m.Name == spliceKey {
 			return true
@@ -157,11 +158,11 @@ func reserved(ix *selectors.JSONIndex, n NodeID) bool {
 }
 
 // NodeID is a value of the arguments' JSON index.
-type NodeID = selectors.NodeID
+type NodeID = jsontape.Node
 
 type expander struct {
 	b     *Briefing
-	ix    *selectors.JSONIndex
+	ix    *jsontape.Index
 	data  []byte
 	nodes []node
 }
@@ -178,17 +179,17 @@ type expander struct {
 func (e *expander) walk(n NodeID, at []byte, resolve bool) *errcode.Error {
 	ix := e.ix
 	switch ix.Kind(n) {
-	case selectors.JSONString:
+	case jsontape.String:
 		if !resolve && ix.InvalidUTF8(n) {
 			return errcode.New(errcode.InvalidArgument, "the string at %s in arguments is not valid UTF-8", quoted(string(at)))
 		}
-	case selectors.JSONArray:
+	case jsontape.Array:
 		for i, v := range ix.Elements(n) {
 			if err := e.walk(v, strconv.AppendInt(append(at, '/'), int64(i), 10), resolve); err != nil {
 				return err
 			}
 		}
-	case selectors.JSONObject:
+	case jsontape.Object:
 		if reserved(ix, n) {
 			if !resolve {
 				return nil
@@ -223,9 +224,9 @@ func (e *expander) node(n NodeID, at string) *errcode.Error {
 	nd := node{at: at, span: selectors.Span{Start: start, End: end}}
 	var err *errcode.Error
 	switch {
-	case ok && key == composeKey && e.ix.Kind(val) == selectors.JSONArray:
+	case ok && key == composeKey && e.ix.Kind(val) == jsontape.Array:
 		nd.pieces, nd.parts, err = e.compose(val, at+"/"+composeKey)
-	case ok && key == spliceKey && e.ix.Kind(val) == selectors.JSONObject:
+	case ok && key == spliceKey && e.ix.Kind(val) == jsontape.Object:
 		var sp spliced
 		sp, err = e.splice(val, at, at+"/"+spliceKey)
 		nd.pieces, nd.parts = sp.pieces, sp.parts
@@ -279,9 +280,9 @@ func (e *expander) compose(arr NodeID, body string) ([][]byte, int, *errcode.Err
 // selector.
 func (e *expander) part(p NodeID) ([]byte, *errcode.Error) {
 	switch e.ix.Kind(p) {
-	case selectors.JSONString:
+	case jsontape.String:
 		return e.literal(p)
-	case selectors.JSONObject:
+	case jsontape.Object:
 		ref, err := e.reference(p)
 		if err != nil {
 			return nil, err
@@ -325,7 +326,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 			return r, errcode.New(errcode.InvalidArgument, "member %s is given twice", quoted(m.Name))
 		}
 		seen[m.Name] = true
-		if e.ix.Kind(v) == selectors.JSONNull && optionalMember[m.Name] {
+		if e.ix.Kind(v) == jsontape.Null && optionalMember[m.Name] {
 			continue // an optional member given as null counts as omitted
 		}
 		var err *errcode.Error
@@ -383,7 +384,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 }
 
 func (e *expander) str(v NodeID, name string) (string, *errcode.Error) {
-	if e.ix.Kind(v) != selectors.JSONString {
+	if e.ix.Kind(v) != jsontape.String {
 		return "", e.wrongMember(name, "a string", v)
 	}
 	s, bad := e.ix.StringText(v)
@@ -400,7 +401,7 @@ func (e *expander) ints(v NodeID, path string, lo, hi int) ([]int64, *errcode.Er
 	if lo != hi {
 		want = "an array of " + strconv.Itoa(lo) + " or " + strconv.Itoa(hi) + " integers"
 	}
-	if e.ix.Kind(v) != selectors.JSONArray {
+	if e.ix.Kind(v) != jsontape.Array {
 		return nil, e.wrongMember(path, want, v)
 	}
 	var out []int64
@@ -418,11 +419,11 @@ func (e *expander) ints(v NodeID, path string, lo, hi int) ([]int64, *errcode.Er
 }
 
 func (e *expander) integer(v NodeID) (int64, bool) {
-	if e.ix.Kind(v) != selectors.JSONNumber {
+	if e.ix.Kind(v) != jsontape.Number {
 		return 0, false
 	}
 	s, end := e.ix.Span(v)
-	return selectors.JSONInteger(string(e.data[s:end]))
+	return jsontape.Integer(string(e.data[s:end]))
 }
 
 // selectPart resolves a reference under SPEC section 4, without budget: the
@@ -473,7 +474,7 @@ func (e *expander) path(texts []*results.Text) *string {
 				found = &s
 			}
 		}
-		if e.ix.Kind(v) == selectors.JSONString {
+		if e.ix.Kind(v) == jsontape.String {
 			// Raw invalid UTF-8 outside the nodes has failed the call
 			// already, so the text is valid but for lone surrogate
 			// escapes, kept in their 3-byte form as at pointers are: the

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
@@ -156,21 +157,21 @@ func (b *Briefing) GetJSON(ref Ref, pointer, as string) (*Selection, *errcode.Er
 
 // selectJSON resolves pointer in r and returns the selected value and its
 // text: the lexeme's bytes, or the decoded string.
-func selectJSON(r *results.Result, pointer, as string) (selectors.Pointer, selectors.JSONValue, []byte, *errcode.Error) {
+func selectJSON(r *results.Result, pointer, as string) (selectors.Pointer, jsontape.Value, []byte, *errcode.Error) {
 	ptr, err := selectors.ParsePointer(pointer)
 	if err != nil {
-		return ptr, selectors.JSONValue{}, nil, err
+		return ptr, jsontape.Value{}, nil, err
 	}
 	ix, err := r.JSON()
 	if err != nil {
-		return ptr, selectors.JSONValue{}, nil, err
+		return ptr, jsontape.Value{}, nil, err
 	}
-	v, err := ix.Lookup(ptr)
+	v, err := selectors.Lookup(ix, ptr)
 	if err != nil {
 		return ptr, v, nil, err
 	}
 	if as == AsString {
-		s, err := selectors.DecodeJSONString(r.Text.Data, v)
+		s, err := jsontape.DecodeString(r.Text.Data, v)
 		return ptr, v, []byte(s), err
 	}
 	return ptr, v, r.Text.Data[v.Start:v.End], nil

@@ -2,7 +2,7 @@ package briefing
 
 import (
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
 // wrongMember is the error of an edit member of the wrong type. It names
@@ -18,15 +18,15 @@ func (e *expander) wrongMember(path, want string, v NodeID) *errcode.Error {
 // says more than "a number").
 func (e *expander) given(v NodeID) string {
 	switch k := e.ix.Kind(v); k {
-	case selectors.JSONNumber, selectors.JSONBoolean:
+	case jsontape.Number, jsontape.Boolean:
 		start, end := e.ix.Span(v)
 		if end-start > 40 {
 			return "a " + string(k)
 		}
 		return string(e.data[start:end])
-	case selectors.JSONArray, selectors.JSONObject:
+	case jsontape.Array, jsontape.Object:
 		return "an " + string(k)
-	case selectors.JSONNull:
+	case jsontape.Null:
 		return "null"
 	default:
 		return "a " + string(k)

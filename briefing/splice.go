@@ -4,8 +4,8 @@ import (
 	"strconv"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/results"
-	"github.com/loom-results/loom-results/selectors"
 )
 
 // spliceEdit is one edit of a $splice after its checks: the stored lines it
@@ -57,13 +57,13 @@ func (e *expander) splice(obj NodeID, at, body string) (spliced, *errcode.Error)
 			ref.Result, err = e.str(v, m.Name)
 			hasResult = true
 		case "sha256":
-			if e.ix.Kind(v) != selectors.JSONNull {
+			if e.ix.Kind(v) != jsontape.Null {
 				var s string
 				s, err = e.str(v, m.Name)
 				ref.SHA256 = &s
 			}
 		case "edits":
-			if e.ix.Kind(v) != selectors.JSONArray {
+			if e.ix.Kind(v) != jsontape.Array {
 				err = e.wrongMember("edits", "an array of edits", v)
 			}
 			edits, hasEdits = v, true
@@ -108,7 +108,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 			`an edit is {"lines": [first, last], "text"} or {"before": n, "text"}`))
 	}
 	path := "edits/" + strconv.Itoa(i)
-	if e.ix.Kind(ed) != selectors.JSONObject {
+	if e.ix.Kind(ed) != jsontape.Object {
 		return spliceEdit{}, b.unresolved(at, e.wrongMember(path, `an object ({"lines": [first, last], "text"} or {"before": n, "text"})`, ed))
 	}
 	var s spliceEdit
@@ -199,14 +199,14 @@ func (s spliceEdit) checkEnd(count int64, last bool) *errcode.Error {
 func (e *expander) editText(s *spliceEdit, text NodeID, at string) *errcode.Error {
 	b := e.b
 	switch e.ix.Kind(text) {
-	case selectors.JSONString:
+	case jsontape.String:
 		lit, err := e.literal(text)
 		if err != nil {
 			return b.unresolved(at, err) // literal text is the edit's own, not a part
 		}
 		s.pieces = [][]byte{lit}
 		return nil
-	case selectors.JSONObject:
+	case jsontape.Object:
 		if reserved(e.ix, text) {
 			break
 		}
@@ -218,7 +218,7 @@ func (e *expander) editText(s *spliceEdit, text NodeID, at string) *errcode.Erro
 	// A reserved object: a $compose node, or a malformed one, which fails
 	// at its own pointer (SPEC 5.1).
 	key, arr, ok := e.onlyMember(text)
-	if !ok || key != composeKey || e.ix.Kind(arr) != selectors.JSONArray {
+	if !ok || key != composeKey || e.ix.Kind(arr) != jsontape.Array {
 		return b.unresolved(at+"/text", errcode.New(errcode.InvalidArgument,
 			`an edit's text is a string or exactly {"%s": [part, ...]}`, composeKey))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/internal/linediff"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
@@ -185,7 +186,7 @@ func (b *Briefing) resolveWrite(req WriteRequest) (pieces [][]byte, spliced *res
 	if raw == nil {
 		raw = req.Splice
 	}
-	ix, jerr := selectors.IndexJSONWith(raw, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	ix, jerr := jsontape.Build(raw, jsontape.Options{AllowInvalidUTF8: true})
 	if jerr != nil {
 		return nil, nil, false, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", jerr.Msg)
 	}

@@ -6,13 +6,16 @@ import (
 	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/selectors"
 )
 
-// Analyze hashes data, checks that it is UTF-8, indexes its lines and finds
-// its JSON type. The digest runs on its own goroutine, beside the UTF-8 and
-// line pass and then the JSON check, so a large result costs about one
-// hash. data is kept, not copied: the caller must not change it afterwards.
+// Analyze hashes data, checks that it is UTF-8, indexes its lines and, when
+// it is one JSON value, finds its type and builds its JSON index. The digest
+// runs on its own goroutine, beside the JSON scan (itself in two halves for
+// a large document) and the UTF-8 and line pass, so a large result costs
+// about one hash. data is kept, not copied: the caller must not change it
+// afterwards.
 func Analyze(data []byte) (*Text, *errcode.Error) {
 	return AnalyzeDigested(data, nil)
 }
@@ -26,15 +29,35 @@ func AnalyzeDigested(data []byte, d *Digest) (*Text, *errcode.Error) {
 		d.Watch(data) // on its own goroutine only from parallelHash bytes
 	}
 	defer func() { t.Sum = d.Sum(data) }()
+	// The index is built now, beside the digest, so that the first pointer
+	// lookup scans nothing. A document that is not JSON fails the scan at
+	// its first bytes, mostly at the first (mayBeJSON).
+	if mayBeJSON(data) && len(data) <= selectors.MaxSize {
+		if ix, err := jsontape.Build(data, jsontape.Options{}); err == nil {
+			t.JSON, t.Index = ix.Type(), ix
+		}
+	}
 	lines, err := selectors.ScanText(data)
 	if err != nil {
 		return nil, err
 	}
 	t.Lines = lines
-	if typ, split, jerr := selectors.ValidateJSONSplit(data); jerr == nil {
-		t.JSON, t.JSONSplit = typ, split
-	}
 	return t, nil
+}
+
+// mayBeJSON reports whether data could be one JSON value: its first byte
+// that is not whitespace could start one (RFC 8259 section 2).
+func mayBeJSON(data []byte) bool {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[', '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 't', 'f', 'n':
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // parallelHash is the size from which a digest runs on another goroutine;

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strconv"
 
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/selectors"
 )
@@ -47,7 +48,7 @@ func Describe(t *Text, complete bool, src Source, got Retained, view View, previ
 
 // describe builds a descriptor from a text's facts; head is the text, or at
 // least its first previewBytes+1 bytes.
-func describe(sum [sha256.Size]byte, size, lines int64, typ selectors.JSONType, head []byte,
+func describe(sum [sha256.Size]byte, size, lines int64, typ jsontape.Type, head []byte,
 	complete bool, src Source, got Retained, view View, previewBytes int64) Descriptor {
 	d := Descriptor{
 		SHA256:   hex.EncodeToString(sum[:]),

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/selectors"
 )
@@ -113,43 +114,44 @@ type Text struct {
 	Lines selectors.Lines
 	// JSON is the type of the whole result when it is one strict JSON value
 	// (SPEC section 4.3), else "".
-	JSON selectors.JSONType
-	// JSONSplit is where an index build of a large JSON result can start
-	// its second half (see selectors.JSONSplit).
-	JSONSplit selectors.JSONSplit
+	JSON jsontape.Type
+	// Index is the JSON index of the result when JSON is set, else nil.
+	Index *jsontape.Index
 }
 
 // Hex returns the full lowercase hex digest.
 func (t *Text) Hex() string { return hex.EncodeToString(t.Sum[:]) }
 
-// Result is one retained result. Everything but the lazily built JSON index
-// is fixed once it is stored.
+// Result is one retained result. Everything is fixed once it is stored,
+// apart from the error of a result that is not JSON, found at the first
+// pointer lookup, and the indexes of large containers that lookups add to
+// its JSON index.
 type Result struct {
 	ID       string
 	Text     *Text
 	Complete bool
 	Source   Source
 
-	jsonOnce sync.Once
-	jsonIdx  *selectors.JSONIndex
-	jsonErr  *errcode.Error
+	notJSONOnce sync.Once
+	notJSON     *errcode.Error
+	lateIndex   *jsontape.Index
 
 	listedOnce sync.Once
 	listed     Descriptor
 	listedText []byte
 }
 
-// JSON returns the result's JSON index, built by one scan at the first
-// pointer lookup and reused by every later one.
-func (r *Result) JSON() (*selectors.JSONIndex, *errcode.Error) {
-	r.jsonOnce.Do(func() {
-		if r.Text.JSON != "" {
-			// Analyze has validated the document: index it without
-			// validating again, on two cores from the split it found.
-			r.jsonIdx, r.jsonErr = selectors.IndexValidJSONSplit(r.Text.Data, r.Text.JSONSplit)
-		} else {
-			r.jsonIdx, r.jsonErr = selectors.IndexJSON(r.Text.Data)
-		}
+// JSON returns the result's JSON index, built when the result was analyzed
+// (so the first pointer lookup scans nothing), or, for a result that is not
+// one JSON value, the invalid_json error that says where it stops being
+// one (found by one scan at the first lookup, and kept).
+func (r *Result) JSON() (*jsontape.Index, *errcode.Error) {
+	if r.Text.Index != nil {
+		return r.Text.Index, nil
+	}
+	r.notJSONOnce.Do(func() {
+		// A text that Analyze did not make may be JSON after all.
+		r.lateIndex, r.notJSON = jsontape.Build(r.Text.Data, jsontape.Options{})
 	})
-	return r.jsonIdx, r.jsonErr
+	return r.lateIndex, r.notJSON
 }

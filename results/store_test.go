@@ -53,6 +53,57 @@ func TestAnalyze(t *testing.T) {
 	}
 }
 
+// TestAnalyzeJSONIndex checks that Analyze leaves a JSON text indexed, so
+// that the first pointer lookup scans nothing, and that a text that is not
+// JSON answers with the scan's error, at the same offset.
+func TestAnalyzeJSONIndex(t *testing.T) {
+	t.Parallel()
+	big := `{"items":[` + strings.Repeat(`{"id":1,"name":"x"},`, 100_000) + `{"id":2}]}` // split in two halves
+	tests := []struct {
+		name    string
+		data    string
+		indexed bool
+		offset  int64 // of the invalid_json error, when not indexed
+	}{
+		{"object", ` {"a": [1, 2]} `, true, 0},
+		{"big", big, true, 0},
+		{"text", "package main\n", false, 0},
+		{"trailing comma", `{"a":1,}`, false, 7},
+		{"ndjson", "{\"a\":1}\n{\"a\":2}\n", false, 8},
+		{"invalid UTF-8", "[\"\xff\"]", false, 2},
+		{"empty", "", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := []byte(tt.data)
+			got, err := Analyze(data)
+			if tt.name == "invalid UTF-8" {
+				require.NotNil(t, err)
+				assert.Equal(t, errcode.NotUTF8, err.Code)
+				return
+			}
+			require.Nil(t, err)
+			r := &Result{ID: "r1", Text: got}
+			ix, jerr := r.JSON()
+			if tt.indexed {
+				require.Nil(t, jerr)
+				require.NotNil(t, got.Index, "indexed by Analyze")
+				assert.Same(t, got.Index, ix)
+				assert.Equal(t, got.JSON, ix.Type())
+				return
+			}
+			assert.Nil(t, got.Index)
+			assert.Nil(t, ix)
+			require.NotNil(t, jerr)
+			assert.Equal(t, errcode.InvalidJSON, jerr.Code)
+			assert.Equal(t, tt.offset, jerr.Details["offset"], jerr.Msg)
+			_, again := r.JSON()
+			assert.Same(t, jerr, again, "the error is found once")
+		})
+	}
+}
+
 func TestAnalyzeNotUTF8(t *testing.T) {
 	t.Parallel()
 	_, err := Analyze([]byte("ok\nbad\xff"))

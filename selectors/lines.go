@@ -33,6 +33,12 @@ type Lines struct {
 	marks []lineMark
 }
 
+// The SWAR constants: a byte of ones, and the high bit of every byte.
+const (
+	swarOnes  = 0x0101010101010101
+	swarHighs = 0x8080808080808080
+)
+
 // lineMark is a line number and the offset where that line starts.
 type lineMark struct{ line, start uint32 }
 
@@ -234,14 +240,31 @@ func skipMultiByte(data []byte, i int) (end int, bad bool) {
 		case c >= 0xE1 && c < 0xF0 && c != 0xED && i+2 < n && data[i+1]&0xC0 == 0x80 && data[i+2]&0xC0 == 0x80:
 			i += 3
 		default:
-			size := jsonUTF8Seq(data, i)
-			if size <= 0 {
+			// The rest, with the ranges of RFC 3629 section 4.
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size <= 1 {
 				return i, true
 			}
 			i += size
 		}
 	}
 	return i, false
+}
+
+// FirstInvalidUTF8 returns the offset of the first byte of b that does not
+// start a valid UTF-8 sequence, or -1 when b is valid UTF-8.
+func FirstInvalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
 }
 
 // NotUTF8 is the not_utf8 error of text whose first invalid UTF-8

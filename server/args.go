@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
 // decodeArgs binds a tool call's raw arguments to dst, a pointer to a struct
@@ -47,11 +47,11 @@ const shallowArgs = 1 << 20
 
 // decodeIndexed is decodeArgs with the whole arguments indexed.
 func decodeIndexed(raw []byte, v reflect.Value, plan *argPlan) *errcode.Error {
-	ix, err := selectors.IndexJSONWith(raw, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	ix, err := jsontape.Build(raw, jsontape.Options{AllowInvalidUTF8: true})
 	if err != nil {
 		return errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", err.Msg)
 	}
-	if ix.Kind(ix.Root()) != selectors.JSONObject {
+	if ix.Kind(ix.Root()) != jsontape.Object {
 		return errcode.New(errcode.InvalidArgument, "arguments must be a JSON object")
 	}
 	d := argDecoder{ix: ix, data: raw}
@@ -95,7 +95,7 @@ func (p *argPlan) missing(seen uint64) *errcode.Error {
 // arguments are not valid JSON or nest past 1,000 levels: its errors are
 // the ones to give.
 func decodeShallow(raw []byte, v reflect.Value, plan *argPlan) (done bool, err *errcode.Error) {
-	if !json.Valid(raw) || deeperThan(raw, selectors.MaxJSONDepth) {
+	if !json.Valid(raw) || deeperThan(raw, jsontape.MaxDepth) {
 		return false, nil
 	}
 	start := skipSpace(raw, 0)
@@ -110,7 +110,7 @@ func decodeShallow(raw []byte, v reflect.Value, plan *argPlan) (done bool, err *
 		}
 		name := string(lex[1 : len(lex)-1])
 		if bytes.IndexByte(lex, '\\') >= 0 {
-			nix, err := selectors.IndexJSONWith(lex, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+			nix, err := jsontape.Build(lex, jsontape.Options{AllowInvalidUTF8: true})
 			if err != nil {
 				return false, nil
 			}
@@ -140,7 +140,7 @@ func decodeShallow(raw []byte, v reflect.Value, plan *argPlan) (done bool, err *
 			f.SetBytes(value)
 			continue
 		}
-		ix, ierr := selectors.IndexJSONWith(value, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+		ix, ierr := jsontape.Build(value, jsontape.Options{AllowInvalidUTF8: true})
 		if ierr != nil {
 			return false, nil
 		}
@@ -195,15 +195,15 @@ func planOf(t reflect.Type) *argPlan {
 var rawType = reflect.TypeFor[json.RawMessage]()
 
 type argDecoder struct {
-	ix   *selectors.JSONIndex
+	ix   *jsontape.Index
 	data []byte
 }
 
 // field reads value n of one argument into f.
-func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *errcode.Error {
+func (d argDecoder) field(f reflect.Value, af argField, n jsontape.Node) *errcode.Error {
 	name, opt := af.name, af.opt
 	kind := d.ix.Kind(n)
-	if kind == selectors.JSONNull {
+	if kind == jsontape.Null {
 		if f.Kind() == reflect.Pointer {
 			return nil
 		}
@@ -229,24 +229,24 @@ func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *err
 		}
 		f.SetString(s)
 	case reflect.Int64:
-		if kind != selectors.JSONNumber {
+		if kind != jsontape.Number {
 			return d.wrongType(name, "an integer", n)
 		}
 		start, end := d.ix.Span(n)
 		lex := string(d.data[start:end])
-		i, ok := selectors.JSONInteger(lex)
+		i, ok := jsontape.Integer(lex)
 		if !ok {
 			return errcode.New(errcode.InvalidArgument, "argument %q must be an integer, not %s", name, lex)
 		}
 		f.SetInt(i)
 	case reflect.Bool:
-		if kind != selectors.JSONBoolean {
+		if kind != jsontape.Boolean {
 			return d.wrongType(name, "a boolean", n)
 		}
 		start, _ := d.ix.Span(n)
 		f.SetBool(d.data[start] == 't')
 	case reflect.Slice: // []string
-		if kind != selectors.JSONArray {
+		if kind != jsontape.Array {
 			return d.wrongType(name, "an array of strings", n)
 		}
 		list := make([]string, 0, 4)
@@ -267,12 +267,12 @@ func (d argDecoder) field(f reflect.Value, af argField, n selectors.NodeID) *err
 // wrongType is the error of argument name given value n of the wrong type:
 // it says what was given, so that the fix is plain ("argument \"first\" must
 // be an integer, not a string").
-func (d argDecoder) wrongType(name, want string, n selectors.NodeID) *errcode.Error {
+func (d argDecoder) wrongType(name, want string, n jsontape.Node) *errcode.Error {
 	var got string
 	switch k := d.ix.Kind(n); k {
-	case selectors.JSONArray, selectors.JSONObject:
+	case jsontape.Array, jsontape.Object:
 		got = "an " + string(k)
-	case selectors.JSONBoolean:
+	case jsontape.Boolean:
 		start, end := d.ix.Span(n)
 		got = string(d.data[start:end])
 	default: // null is never a wrong type: it is omitted or required
@@ -284,8 +284,8 @@ func (d argDecoder) wrongType(name, want string, n selectors.NodeID) *errcode.Er
 // text reads a string argument, which must be valid UTF-8 unless opt says
 // otherwise. A lone surrogate escape decodes to its 3-byte form, so it is
 // invalid exactly as a raw invalid byte is (SPEC section 5).
-func (d argDecoder) text(n selectors.NodeID, name, opt string) (string, *errcode.Error) {
-	if d.ix.Kind(n) != selectors.JSONString {
+func (d argDecoder) text(n jsontape.Node, name, opt string) (string, *errcode.Error) {
+	if d.ix.Kind(n) != jsontape.String {
 		return "", d.wrongType(name, "a string", n)
 	}
 	s, bad := d.ix.StringText(n)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
 // inbound is one JSON-RPC message as readMessage decided it is. Both
@@ -379,7 +379,7 @@ func stringValue(body []byte, v span) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner), utf8.Valid(inner)
 	}
-	ix, err := selectors.IndexJSONWith(lex, selectors.IndexJSONOptions{AllowInvalidUTF8: true})
+	ix, err := jsontape.Build(lex, jsontape.Options{AllowInvalidUTF8: true})
 	if err != nil {
 		return "", false
 	}

@@ -1,4 +1,4 @@
-package selectors
+package jsontape
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 	"github.com/loom-results/loom-results/errcode"
 )
 
-func TestDecodeJSONString(t *testing.T) {
+func TestDecodeString(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in   string
@@ -31,21 +31,23 @@ func TestDecodeJSONString(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
 			data := []byte(` [` + tt.in + `] `)
-			v := JSONValue{Start: 2, End: 2 + len(tt.in), Type: JSONString}
-			got, err := DecodeJSONString(data, v)
+			v := Value{Start: 2, End: 2 + len(tt.in), Type: String}
+			got, err := DecodeString(data, v)
 			require.Nil(t, err)
 			assert.Equal(t, tt.want, got)
 
-			ix, err := IndexJSON(data)
+			ix, err := Build(data, Options{})
 			require.Nil(t, err)
-			text, invalidAt := ix.StringText(1)
+			elem, ok := ix.Element(ix.Root(), 0)
+			require.True(t, ok)
+			text, invalidAt := ix.StringText(elem)
 			assert.Equal(t, tt.want, text)
 			assert.Equal(t, -1, invalidAt)
 		})
 	}
 }
 
-func TestDecodeJSONStringLoneSurrogate(t *testing.T) {
+func TestDecodeStringLoneSurrogate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in            string
@@ -67,16 +69,16 @@ func TestDecodeJSONStringLoneSurrogate(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
 			data := []byte(tt.in)
-			typ, verr := ValidateJSON(data)
+			typ, verr := Validate(data)
 			require.Nil(t, verr, "lone surrogates are valid in the document")
-			assert.Equal(t, JSONString, typ)
+			assert.Equal(t, String, typ)
 
-			_, err := DecodeJSONString(data, JSONValue{Start: 0, End: len(data), Type: JSONString})
+			_, err := DecodeString(data, Value{Start: 0, End: len(data), Type: String})
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.InvalidJSON, err.Code)
 			assert.Equal(t, tt.want, err.Details["offset"], err.Msg)
 
-			ix, ierr := IndexJSON(data)
+			ix, ierr := Build(data, Options{})
 			require.Nil(t, ierr)
 			text, invalidAt := ix.StringText(ix.Root())
 			assert.Equal(t, tt.wantText, text)
@@ -85,32 +87,32 @@ func TestDecodeJSONStringLoneSurrogate(t *testing.T) {
 		})
 	}
 
-	_, err := DecodeJSONString([]byte(`"x\ud800"`), JSONValue{Start: 0, End: 9, Type: JSONString})
+	_, err := DecodeString([]byte(`"x\ud800"`), Value{Start: 0, End: 9, Type: String})
 	require.NotNil(t, err)
 	assert.Equal(t, `escape \ud800 at offset 2 is a lone surrogate, which has no UTF-8 form: "as": "string" needs a surrogate pair (\ud800-\udbff then \udc00-\udfff); "as": "lexeme" returns the raw text`, err.Msg)
 }
 
-func TestDecodeJSONStringNotAString(t *testing.T) {
+func TestDecodeStringNotAString(t *testing.T) {
 	t.Parallel()
 	data := []byte(`{"a": 12, "b": [1], "c": null, "d": true}`)
-	ix, ierr := IndexJSON(data)
+	ix, ierr := Build(data, Options{})
 	require.Nil(t, ierr)
-	for name, want := range map[string]JSONType{"a": JSONNumber, "b": JSONArray, "c": JSONNull, "d": JSONBoolean} {
-		v, err := ix.Lookup(Pointer{}.Append(name))
-		require.Nil(t, err)
-		_, err = DecodeJSONString(data, v)
+	for name, want := range map[string]Type{"a": Number, "b": Array, "c": Null, "d": Boolean} {
+		n, count := ix.Member(ix.Root(), name)
+		require.Equal(t, 1, count)
+		_, err := DecodeString(data, ix.Value(n))
 		require.NotNil(t, err)
 		assert.Equal(t, errcode.NotAString, err.Code)
 		assert.Contains(t, err.Msg, "is a "+string(want)+", not a string")
 	}
-	v, _ := ix.Lookup(Pointer{}.Append("a"))
-	_, err := DecodeJSONString(data, v)
+	n, _ := ix.Member(ix.Root(), "a")
+	_, err := DecodeString(data, ix.Value(n))
 	assert.Equal(t, `value at 6-8 is a number, not a string: "as": "string" needs a JSON string ("as": "lexeme" returns any value)`, err.Msg)
 }
 
-// TestDecodeJSONStringBadSpan checks that spans that do not come from a
+// TestDecodeStringBadSpan checks that spans that do not come from a
 // lookup fail cleanly.
-func TestDecodeJSONStringBadSpan(t *testing.T) {
+func TestDecodeStringBadSpan(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in         string
@@ -131,7 +133,7 @@ func TestDecodeJSONStringBadSpan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
-			_, err := DecodeJSONString([]byte(tt.in), JSONValue{Start: tt.start, End: tt.end, Type: JSONString})
+			_, err := DecodeString([]byte(tt.in), Value{Start: tt.start, End: tt.end, Type: String})
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.InvalidJSON, err.Code)
 			assert.Equal(t, tt.want, err.Details["offset"], err.Msg)

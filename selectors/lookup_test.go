@@ -2,7 +2,6 @@ package selectors
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
 const lookupDoc = ` {
@@ -34,54 +34,54 @@ const lookupDoc = ` {
 
 func TestLookup(t *testing.T) {
 	t.Parallel()
-	ix, ierr := IndexJSON([]byte(lookupDoc))
+	ix, ierr := jsontape.Build([]byte(lookupDoc), jsontape.Options{})
 	require.Nil(t, ierr)
 	tests := []struct {
 		pointer  string
 		want     string // the lexeme
-		wantType JSONType
+		wantType jsontape.Type
 	}{
-		{"", strings.TrimSpace(lookupDoc), JSONObject},
-		{"#", strings.TrimSpace(lookupDoc), JSONObject},
-		{"/a", `[10, 20, {"b": "x"}]`, JSONArray},
-		{"/a/0", `10`, JSONNumber},
-		{"/a/1", `20`, JSONNumber},
-		{"/a/2", `{"b": "x"}`, JSONObject},
-		{"/a/2/b", `"x"`, JSONString},
-		{"/m~0n", `1`, JSONNumber},
-		{"/a~1b", `2`, JSONNumber},
-		{"/", `3`, JSONNumber},
-		{"/ ", `4`, JSONNumber},
-		{"/é", `5`, JSONNumber},
-		{"#/%C3%A9", `5`, JSONNumber},
-		{"#/%25", `6`, JSONNumber},
-		{"/%", `6`, JSONNumber},
-		{"#/m%7E0n", `1`, JSONNumber},
-		{"#/a~1b", `2`, JSONNumber},
-		{"/num", `1.000000000000000000001`, JSONNumber},
-		{"/neg", `-0.0e-10`, JSONNumber},
-		{"/big", `123456789012345678901234567890`, JSONNumber},
-		{"/obj", "{ \"k\" : [ 1 , 2 ] ,\n           \"l\":{} }", JSONObject},
-		{"/obj/k", `[ 1 , 2 ]`, JSONArray},
-		{"/obj/k/1", `2`, JSONNumber},
-		{"/obj/l", `{}`, JSONObject},
-		{"/s", `"\ud800"`, JSONString},
-		{"/escA", `"A-escaped name"`, JSONString},
-		{"/d", `{"x": {"y": 1, "y": 2}, "z": 3}`, JSONObject},
-		{"/d/x", `{"y": 1, "y": 2}`, JSONObject}, // duplicates off the path do not matter
-		{"/d/z", `3`, JSONNumber},
-		{"/e", `[]`, JSONArray},
-		{"/o", `{}`, JSONObject},
-		{"/t", `true`, JSONBoolean},
-		{"/f", `false`, JSONBoolean},
-		{"/n", `null`, JSONNull},
+		{"", strings.TrimSpace(lookupDoc), jsontape.Object},
+		{"#", strings.TrimSpace(lookupDoc), jsontape.Object},
+		{"/a", `[10, 20, {"b": "x"}]`, jsontape.Array},
+		{"/a/0", `10`, jsontape.Number},
+		{"/a/1", `20`, jsontape.Number},
+		{"/a/2", `{"b": "x"}`, jsontape.Object},
+		{"/a/2/b", `"x"`, jsontape.String},
+		{"/m~0n", `1`, jsontape.Number},
+		{"/a~1b", `2`, jsontape.Number},
+		{"/", `3`, jsontape.Number},
+		{"/ ", `4`, jsontape.Number},
+		{"/é", `5`, jsontape.Number},
+		{"#/%C3%A9", `5`, jsontape.Number},
+		{"#/%25", `6`, jsontape.Number},
+		{"/%", `6`, jsontape.Number},
+		{"#/m%7E0n", `1`, jsontape.Number},
+		{"#/a~1b", `2`, jsontape.Number},
+		{"/num", `1.000000000000000000001`, jsontape.Number},
+		{"/neg", `-0.0e-10`, jsontape.Number},
+		{"/big", `123456789012345678901234567890`, jsontape.Number},
+		{"/obj", "{ \"k\" : [ 1 , 2 ] ,\n           \"l\":{} }", jsontape.Object},
+		{"/obj/k", `[ 1 , 2 ]`, jsontape.Array},
+		{"/obj/k/1", `2`, jsontape.Number},
+		{"/obj/l", `{}`, jsontape.Object},
+		{"/s", `"\ud800"`, jsontape.String},
+		{"/escA", `"A-escaped name"`, jsontape.String},
+		{"/d", `{"x": {"y": 1, "y": 2}, "z": 3}`, jsontape.Object},
+		{"/d/x", `{"y": 1, "y": 2}`, jsontape.Object}, // duplicates off the path do not matter
+		{"/d/z", `3`, jsontape.Number},
+		{"/e", `[]`, jsontape.Array},
+		{"/o", `{}`, jsontape.Object},
+		{"/t", `true`, jsontape.Boolean},
+		{"/f", `false`, jsontape.Boolean},
+		{"/n", `null`, jsontape.Null},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pointer, func(t *testing.T) {
 			t.Parallel()
 			p, err := ParsePointer(tt.pointer)
 			require.Nil(t, err)
-			got, err := ix.Lookup(p)
+			got, err := Lookup(ix, p)
 			require.Nil(t, err)
 			assert.Equal(t, tt.want, lookupDoc[got.Start:got.End])
 			assert.Equal(t, tt.wantType, got.Type)
@@ -91,7 +91,7 @@ func TestLookup(t *testing.T) {
 
 func TestLookupErrors(t *testing.T) {
 	t.Parallel()
-	ix, ierr := IndexJSON([]byte(lookupDoc))
+	ix, ierr := jsontape.Build([]byte(lookupDoc), jsontape.Options{})
 	require.Nil(t, ierr)
 	tests := []struct {
 		pointer string
@@ -133,7 +133,7 @@ func TestLookupErrors(t *testing.T) {
 			t.Parallel()
 			p, err := ParsePointer(tt.pointer)
 			require.Nil(t, err)
-			got, err := ix.Lookup(p)
+			got, err := Lookup(ix, p)
 			require.NotNil(t, err, "found %q", lookupDoc[got.Start:got.End])
 			assert.Equal(t, tt.want, err.Code, err.Msg)
 			if tt.wantMsg != "" {
@@ -145,13 +145,13 @@ func TestLookupErrors(t *testing.T) {
 
 func TestLookupScalarRoot(t *testing.T) {
 	t.Parallel()
-	ix, ierr := IndexJSON([]byte(" 42 "))
+	ix, ierr := jsontape.Build([]byte(" 42 "), jsontape.Options{})
 	require.Nil(t, ierr)
-	got, err := ix.Lookup(Pointer{})
+	got, err := Lookup(ix, Pointer{})
 	require.Nil(t, err)
-	assert.Equal(t, JSONValue{Start: 1, End: 3, Type: JSONNumber}, got)
+	assert.Equal(t, jsontape.Value{Start: 1, End: 3, Type: jsontape.Number}, got)
 
-	_, err = ix.Lookup(Pointer{}.Append("x"))
+	_, err = Lookup(ix, Pointer{}.Append("x"))
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.PointerNotFound, err.Code)
 	assert.Equal(t, `token "x" at "": value is a number, not an object or array`, err.Msg)
@@ -199,14 +199,14 @@ func TestLookupBigContainers(t *testing.T) {
 		{"/obj/k1", "", errcode.AmbiguousJSON},
 		{"/obj/k1000", "", errcode.PointerNotFound},
 	}
-	ix, ierr := IndexJSON([]byte(doc))
+	ix, ierr := jsontape.Build([]byte(doc), jsontape.Options{})
 	require.Nil(t, ierr)
 	for round := range 2 { // cold, then with the children indexed
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%d%s", round, tt.pointer), func(t *testing.T) {
 				p, err := ParsePointer(tt.pointer)
 				require.Nil(t, err)
-				got, err := ix.Lookup(p)
+				got, err := Lookup(ix, p)
 				if tt.wantErr != "" {
 					require.NotNil(t, err)
 					assert.Equal(t, tt.wantErr, err.Code, err.Msg)
@@ -217,16 +217,15 @@ func TestLookupBigContainers(t *testing.T) {
 			})
 		}
 	}
-	assert.Len(t, ix.kids, 3, "the root and the two big containers are indexed, and only they")
 
 	p, _ := ParsePointer("/arr/1000")
-	_, err := ix.Lookup(p)
+	_, err := Lookup(ix, p)
 	assert.Equal(t, `token "1000" at /arr: array index out of range; it has 1000 elements (0-999)`, err.Msg)
 	p, _ = ParsePointer("/obj/k1")
-	_, err = ix.Lookup(p)
+	_, err = Lookup(ix, p)
 	assert.Contains(t, err.Msg, `object has 2 members named "k1" (at offsets `)
 	p, _ = ParsePointer("/obj/nope")
-	_, err = ix.Lookup(p)
+	_, err = Lookup(ix, p)
 	assert.Equal(t, `token "nope" at /obj: object has no member "nope"; it has 1003 members: "k0", "k1", "k2", "k3", "k4", ... (998 more)`, err.Msg)
 }
 
@@ -235,7 +234,7 @@ func TestLookupBigContainers(t *testing.T) {
 func TestLookupConcurrent(t *testing.T) {
 	t.Parallel()
 	doc := bigContainers(300)
-	ix, ierr := IndexJSON([]byte(doc))
+	ix, ierr := jsontape.Build([]byte(doc), jsontape.Options{})
 	require.Nil(t, ierr)
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -243,12 +242,12 @@ func TestLookupConcurrent(t *testing.T) {
 			for i := range 300 {
 				k := (i*7 + g) % 300
 				p := Pointer{}.Append("arr", fmt.Sprint(k), "i")
-				got, err := ix.Lookup(p)
+				got, err := Lookup(ix, p)
 				if assert.Nil(t, err) {
 					assert.Equal(t, fmt.Sprint(k), doc[got.Start:got.End])
 				}
 				p = Pointer{}.Append("obj", fmt.Sprintf("k%d", k+2), "0")
-				got, err = ix.Lookup(p)
+				got, err = Lookup(ix, p)
 				if k+2 < 300 && assert.Nil(t, err) {
 					assert.Equal(t, fmt.Sprint(k+2), doc[got.Start:got.End])
 				}
@@ -256,68 +255,4 @@ func TestLookupConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-}
-
-// TestJSONAfterSaturated checks the binary search that finds the end of a
-// subtree whose descendant count does not fit in a node.
-func TestJSONAfterSaturated(t *testing.T) {
-	t.Parallel()
-	ix, ierr := IndexJSON([]byte(bigContainers(50)))
-	require.Nil(t, ierr)
-	want := make([]NodeID, len(ix.nodes))
-	for n := range ix.nodes {
-		want[n] = ix.after(NodeID(n))
-	}
-	for n := range ix.nodes {
-		if ix.nodes[n].meta>>jsonDescShift > 0 {
-			ix.nodes[n].meta |= jsonDescSaturated << jsonDescShift
-		}
-	}
-	for n := range ix.nodes {
-		assert.Equal(t, want[n], ix.after(NodeID(n)), "node %d", n)
-	}
-}
-
-// TestJSONElements checks the element list of arrays of every shape against
-// the Elements walk: few and many elements, small ones (read straight
-// through the tape) and large ones (followed by their descendant counts),
-// nested arrays, and a mix that changes after the first elements.
-func TestJSONElements(t *testing.T) {
-	t.Parallel()
-	many := func(n int, elem func(i int) string) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = elem(i)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	}
-	docs := map[string]string{
-		"empty":        "[]",
-		"few":          "[1, [2], {\"a\": 3}]",
-		"many scalars": many(1000, func(i int) string { return strconv.Itoa(i) }),
-		"many records": many(500, func(i int) string { return fmt.Sprintf(`{"id":%d,"tags":["a","b"],"ok":true}`, i) }),
-		"nested":       many(300, func(i int) string { return many(i%5, func(j int) string { return "[[]]" }) }),
-		"large elements": many(100, func(i int) string {
-			return many(40, func(j int) string { return strconv.Itoa(j) })
-		}),
-		"small then large": many(200, func(i int) string {
-			if i < 70 {
-				return "0"
-			}
-			return many(50, func(int) string { return `"x"` })
-		}),
-	}
-	for name, doc := range docs {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ix, err := IndexJSON([]byte(doc))
-			require.Nil(t, err)
-			var want []NodeID
-			for _, v := range ix.Elements(ix.Root()) {
-				want = append(want, v)
-			}
-			assert.Equal(t, want, ix.elements(ix.Root()))
-			assert.Equal(t, len(want), ix.Len(ix.Root()))
-		})
-	}
 }

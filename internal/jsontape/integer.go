@@ -1,14 +1,15 @@
-package selectors
+package jsontape
 
 import (
 	"strconv"
 	"strings"
 )
 
-// JSONInteger parses a JSON number lexeme and reports whether its value is
-// an integer (1, 1.0, 1e3, -0.0); values beyond int64 saturate at its
+// Integer parses a JSON number lexeme (RFC 8259 section 6) and reports
+// whether its value is an integer (1, 1.0, 1e3, -0.0), as tool arguments'
+// integers are (SPEC section 5); values beyond int64 saturate at its
 // bounds, so that a range check answers them.
-func JSONInteger(lex string) (int64, bool) {
+func Integer(lex string) (int64, bool) {
 	neg := strings.HasPrefix(lex, "-")
 	s := strings.TrimPrefix(lex, "-")
 	mant, exp10 := s, 0

@@ -1,4 +1,4 @@
-package selectors
+package jsontape
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestJSONInteger(t *testing.T) {
+func TestInteger(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		lex  string
@@ -20,7 +20,7 @@ func TestJSONInteger(t *testing.T) {
 		{"0e999999999999", 0, true}, {"1.01", 0, false}, {"1e-1", 0, false}, {"", 0, false}, {"-", 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := JSONInteger(tt.lex)
+		got, ok := Integer(tt.lex)
 		assert.Equal(t, tt.ok, ok, tt.lex)
 		assert.Equal(t, tt.want, got, tt.lex)
 	}

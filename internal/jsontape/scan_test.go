@@ -1,4 +1,4 @@
-package selectors
+package jsontape
 
 import (
 	"strings"
@@ -10,59 +10,59 @@ import (
 	"github.com/loom-results/loom-results/errcode"
 )
 
-func TestValidateJSONValid(t *testing.T) {
+func TestValidateValid(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in   string
-		want JSONType
+		want Type
 	}{
-		{`{}`, JSONObject},
-		{`[]`, JSONArray},
-		{`""`, JSONString},
-		{`"a"`, JSONString},
-		{`0`, JSONNumber},
-		{`-0`, JSONNumber},
-		{`-0.0e-10`, JSONNumber},
-		{`1.000000000000000000001`, JSONNumber},
-		{`123456789012345678901234567890`, JSONNumber},
-		{`1E+2`, JSONNumber},
-		{"9999999999999999999999999999999 ", JSONNumber},
-		{`[12345678901234567890,1.12345678901234567890e12345678901234567,-9876543210.0123456789E-0123456789]`, JSONArray},
-		{`1e-2`, JSONNumber},
-		{`0.5E7`, JSONNumber},
-		{`true`, JSONBoolean},
-		{`false`, JSONBoolean},
-		{`null`, JSONNull},
-		{" \t\r\n{} \t\r\n", JSONObject},
-		{"                  [ 1 ,\n\t2 ]                 ", JSONArray},
-		{`{"a":[1,{"b":null}],"c":{"d":[true,false,"x"]}}`, JSONObject},
-		{`{"a":1,"a":2}`, JSONObject}, // duplicates do not make a document invalid
-		{`"\ud800"`, JSONString},      // lone surrogate escapes are grammatical
-		{`"\udc00x"`, JSONString},
-		{`"\ud800\u0041"`, JSONString},
-		{`"\uD83D\uDE00"`, JSONString},
-		{`"\u00e9\/\b\f\n\r\t\\\""`, JSONString},
-		{"\"é😀€\u07ff\U0010FFFF\"", JSONString},
-		{"\"\x7f\"", JSONString}, // DEL is not a control character for JSON
-		{`"a string longer than eight bytes, to take the word-at-a-time path \" still"`, JSONString},
-		{strings.Repeat("[", 1000) + strings.Repeat("]", 1000), JSONArray},
-		{strings.Repeat(`{"a":`, 999) + `[]` + strings.Repeat("}", 999), JSONObject},
+		{`{}`, Object},
+		{`[]`, Array},
+		{`""`, String},
+		{`"a"`, String},
+		{`0`, Number},
+		{`-0`, Number},
+		{`-0.0e-10`, Number},
+		{`1.000000000000000000001`, Number},
+		{`123456789012345678901234567890`, Number},
+		{`1E+2`, Number},
+		{"9999999999999999999999999999999 ", Number},
+		{`[12345678901234567890,1.12345678901234567890e12345678901234567,-9876543210.0123456789E-0123456789]`, Array},
+		{`1e-2`, Number},
+		{`0.5E7`, Number},
+		{`true`, Boolean},
+		{`false`, Boolean},
+		{`null`, Null},
+		{" \t\r\n{} \t\r\n", Object},
+		{"                  [ 1 ,\n\t2 ]                 ", Array},
+		{`{"a":[1,{"b":null}],"c":{"d":[true,false,"x"]}}`, Object},
+		{`{"a":1,"a":2}`, Object}, // duplicates do not make a document invalid
+		{`"\ud800"`, String},      // lone surrogate escapes are grammatical
+		{`"\udc00x"`, String},
+		{`"\ud800\u0041"`, String},
+		{`"\uD83D\uDE00"`, String},
+		{`"\u00e9\/\b\f\n\r\t\\\""`, String},
+		{"\"é😀€\u07ff\U0010FFFF\"", String},
+		{"\"\x7f\"", String}, // DEL is not a control character for JSON
+		{`"a string longer than eight bytes, to take the word-at-a-time path \" still"`, String},
+		{strings.Repeat("[", 1000) + strings.Repeat("]", 1000), Array},
+		{strings.Repeat(`{"a":`, 999) + `[]` + strings.Repeat("}", 999), Object},
 	}
 	for _, tt := range tests {
-		t.Run(jsonTestName(tt.in), func(t *testing.T) {
+		t.Run(testName(tt.in), func(t *testing.T) {
 			t.Parallel()
-			got, err := ValidateJSON([]byte(tt.in))
+			got, err := Validate([]byte(tt.in))
 			require.Nil(t, err)
 			assert.Equal(t, tt.want, got)
 
-			ix, err := IndexJSON([]byte(tt.in))
+			ix, err := Build([]byte(tt.in), Options{})
 			require.Nil(t, err)
 			assert.Equal(t, tt.want, ix.Kind(ix.Root()))
 		})
 	}
 }
 
-func TestValidateJSONInvalid(t *testing.T) {
+func TestValidateInvalid(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in   string
@@ -159,23 +159,23 @@ func TestValidateJSONInvalid(t *testing.T) {
 		{strings.Repeat("[", 1000) + strings.Repeat("]", 999), 1999},
 	}
 	for _, tt := range tests {
-		t.Run(jsonTestName(tt.in), func(t *testing.T) {
+		t.Run(testName(tt.in), func(t *testing.T) {
 			t.Parallel()
-			got, err := ValidateJSON([]byte(tt.in))
+			got, err := Validate([]byte(tt.in))
 			require.NotNil(t, err, "type %q", got)
 			assert.Equal(t, errcode.InvalidJSON, err.Code)
 			assert.Equal(t, tt.want, err.Details["offset"], err.Msg)
-			assert.Equal(t, JSONType(""), got)
+			assert.Equal(t, Type(""), got)
 
-			ix, ierr := IndexJSON([]byte(tt.in))
+			ix, ierr := Build([]byte(tt.in), Options{})
 			require.NotNil(t, ierr)
 			assert.Nil(t, ix)
-			assert.Equal(t, err, ierr, "IndexJSON must fail as ValidateJSON does")
+			assert.Equal(t, err, ierr, "Build must fail as Validate does")
 		})
 	}
 }
 
-func TestValidateJSONMessages(t *testing.T) {
+func TestValidateMessages(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in   string
@@ -193,38 +193,38 @@ func TestValidateJSONMessages(t *testing.T) {
 		{strings.Repeat("[", 1001), `nesting deeper than 1000 arrays and objects at offset 1000`},
 	}
 	for _, tt := range tests {
-		t.Run(jsonTestName(tt.in), func(t *testing.T) {
+		t.Run(testName(tt.in), func(t *testing.T) {
 			t.Parallel()
-			_, err := ValidateJSON([]byte(tt.in))
+			_, err := Validate([]byte(tt.in))
 			require.NotNil(t, err)
 			assert.Equal(t, tt.want, err.Msg)
 		})
 	}
 }
 
-// TestValidateJSONTopLevelType checks that the type comes from the first
+// TestValidateTopLevelType checks that the type comes from the first
 // byte and that obviously foreign files fail at their first byte.
-func TestValidateJSONTopLevelType(t *testing.T) {
+func TestValidateTopLevelType(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"package main\n", "<html>", "# title", "\x89PNG"} {
-		_, err := ValidateJSON([]byte(in))
+		_, err := Validate([]byte(in))
 		require.NotNil(t, err, in)
 		assert.Equal(t, int64(0), err.Details["offset"], in)
 	}
 }
 
-func TestValidateJSONAllocs(t *testing.T) {
+func TestValidateAllocs(t *testing.T) {
 	data := []byte(`{"a":[1,2.5e3,"x\u00e9\n",true,false,null],"b":{"c":{}},"d":[]}`)
 	got := testing.AllocsPerRun(100, func() {
-		if _, err := ValidateJSON(data); err != nil {
+		if _, err := Validate(data); err != nil {
 			t.Fatal(err)
 		}
 	})
 	assert.Zero(t, got)
 }
 
-// jsonTestName shortens a test input for a subtest name.
-func jsonTestName(in string) string {
+// testName shortens a test input for a subtest name.
+func testName(in string) string {
 	if len(in) > 40 {
 		return in[:30] + "..." + in[len(in)-7:]
 	}

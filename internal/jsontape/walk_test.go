@@ -1,7 +1,6 @@
-package selectors
+package jsontape
 
 import (
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,14 +9,14 @@ import (
 	"github.com/loom-results/loom-results/errcode"
 )
 
-func TestJSONIndexWalk(t *testing.T) {
+func TestIndexWalk(t *testing.T) {
 	t.Parallel()
 	data := []byte(` { "a" : [1, "two", {"x":null}] , "b\u0021":{} ,"a":true, "\ud800": "s" } `)
-	ix, err := IndexJSON(data)
+	ix, err := Build(data, Options{})
 	require.Nil(t, err)
 
 	root := ix.Root()
-	assert.Equal(t, JSONObject, ix.Kind(root))
+	assert.Equal(t, Object, ix.Kind(root))
 	start, end := ix.Span(root)
 	assert.Equal(t, 1, start)
 	assert.Equal(t, len(data)-1, end)
@@ -25,7 +24,7 @@ func TestJSONIndexWalk(t *testing.T) {
 
 	type member struct {
 		Name, NameLexeme, Value string
-		Type                    JSONType
+		Type                    Type
 	}
 	var got []member
 	for m, v := range ix.Members(root) {
@@ -34,18 +33,22 @@ func TestJSONIndexWalk(t *testing.T) {
 		assert.False(t, m.InvalidUTF8)
 	}
 	assert.Equal(t, []member{
-		{"a", `"a"`, `[1, "two", {"x":null}]`, JSONArray},
-		{"b!", `"b\u0021"`, `{}`, JSONObject},
-		{"a", `"a"`, `true`, JSONBoolean},
-		{"\xed\xa0\x80", `"\ud800"`, `"s"`, JSONString}, // a lone surrogate, in generalized UTF-8
+		{"a", `"a"`, `[1, "two", {"x":null}]`, Array},
+		{"b!", `"b\u0021"`, `{}`, Object},
+		{"a", `"a"`, `true`, Boolean},
+		{"\xed\xa0\x80", `"\ud800"`, `"s"`, String}, // a lone surrogate, in generalized UTF-8
 	}, got)
 
-	arr, lerr := ix.LookupNode(Pointer{}.Append("b!"))
-	require.Nil(t, lerr)
-	assert.Equal(t, 0, ix.Len(arr))
+	obj, count := ix.Member(root, "b!")
+	require.Equal(t, 1, count)
+	assert.Equal(t, 0, ix.Len(obj))
+	_, count = ix.Member(root, "a")
+	assert.Equal(t, 2, count, "a duplicate name")
+	_, count = ix.Member(root, "b")
+	assert.Equal(t, 0, count)
 
-	var elems []JSONValue
-	first := NodeID(0)
+	var elems []Value
+	var first Node
 	for _, v := range ix.Members(root) {
 		first = v // the first member's value, "a"'s array
 		break
@@ -54,10 +57,10 @@ func TestJSONIndexWalk(t *testing.T) {
 		assert.Equal(t, len(elems), i)
 		elems = append(elems, ix.Value(v))
 	}
-	assert.Equal(t, []JSONValue{
-		{Start: 10, End: 11, Type: JSONNumber},
-		{Start: 13, End: 18, Type: JSONString},
-		{Start: 20, End: 30, Type: JSONObject},
+	assert.Equal(t, []Value{
+		{Start: 10, End: 11, Type: Number},
+		{Start: 13, End: 18, Type: String},
+		{Start: 20, End: 30, Type: Object},
 	}, elems)
 	assert.Equal(t, 3, ix.Len(first))
 
@@ -68,25 +71,31 @@ func TestJSONIndexWalk(t *testing.T) {
 	for range ix.Members(first) {
 		t.Fatal("an array has no members")
 	}
-	assert.Equal(t, 0, ix.Len(first+1))
-	text, invalidAt := ix.StringText(first + 2)
+	one, _ := ix.Element(first, 0)
+	two, _ := ix.Element(first, 1)
+	assert.Equal(t, 0, ix.Len(one))
+	text, invalidAt := ix.StringText(two)
 	assert.Equal(t, "two", text)
 	assert.Equal(t, -1, invalidAt)
-	text, invalidAt = ix.StringText(first + 1)
+	text, invalidAt = ix.StringText(one)
 	assert.Equal(t, "", text)
 	assert.Equal(t, -1, invalidAt)
+	_, ok := ix.Element(first, 3)
+	assert.False(t, ok)
+	_, ok = ix.Element(root, 0)
+	assert.False(t, ok, "an object has no elements")
 }
 
-func TestIndexJSONAllowInvalidUTF8(t *testing.T) {
+func TestBuildAllowInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	data := []byte("{\"a\xff\": \"x\xffy\", \"b\": \"\\ud800\", \"c\": \"ok\", \"d\": \"\xe2\x82\"}")
 
-	_, err := IndexJSON(data)
+	_, err := Build(data, Options{})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.InvalidJSON, err.Code)
 	assert.Equal(t, int64(3), err.Details["offset"])
 
-	ix, err := IndexJSONWith(data, IndexJSONOptions{AllowInvalidUTF8: true})
+	ix, err := Build(data, Options{AllowInvalidUTF8: true})
 	require.Nil(t, err)
 	type member struct {
 		Name        string
@@ -107,27 +116,15 @@ func TestIndexJSONAllowInvalidUTF8(t *testing.T) {
 		{"d", false, "\xe2\x82", 0, true},
 	}, got)
 
-	v, lerr := ix.Lookup(Pointer{}.Append("a\xff"))
-	require.Nil(t, lerr)
-	_, derr := DecodeJSONString(data, v)
+	v, count := ix.Member(ix.Root(), "a\xff")
+	require.Equal(t, 1, count)
+	_, derr := DecodeString(data, ix.Value(v))
 	require.NotNil(t, derr, "the strict decoder still refuses raw invalid UTF-8")
 	assert.Equal(t, int64(9), derr.Details["offset"])
 
 	// Everything else stays strict.
 	for _, in := range []string{`[1,]`, "\"\x01\"", `"\x"`, "[\xff]"} {
-		_, err := IndexJSONWith([]byte(in), IndexJSONOptions{AllowInvalidUTF8: true})
+		_, err := Build([]byte(in), Options{AllowInvalidUTF8: true})
 		assert.NotNil(t, err, in)
 	}
-}
-
-// TestIndexJSONMemory checks the tape's cost per value.
-func TestIndexJSONMemory(t *testing.T) {
-	t.Parallel()
-	data := []byte(`[1,2,3,{"a":[true,false,null,"s"]}]`)
-	ix, err := IndexJSON(data)
-	require.Nil(t, err)
-	assert.Len(t, ix.nodes, 10)
-	assert.LessOrEqual(t, cap(ix.nodes), 12)
-	assert.Equal(t, uintptr(12), jsonNodeSize)
-	assert.Less(t, uint64(jsonDescSaturated), uint64(math.MaxUint32))
 }
