@@ -106,7 +106,7 @@ func (ix *Index) objectIndex(n Node) *objectIndex {
 		for s := o.first(m.hash); ; s = o.after(s) {
 			slot := &o.slots[s]
 			if slot.name == 0 {
-				*slot = nameSlot{hash: m.hash, name: m.name}
+				*slot = nameSlot(m)
 				break
 			}
 			if slot.hash&^dupFlag == m.hash {

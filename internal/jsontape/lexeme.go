@@ -98,26 +98,6 @@ var strPlain = func() (t [256]bool) {
 	return t
 }()
 
-// scanPlainString is scanString for the common string, short and plain:
-// a word or two of printable ASCII, then the closing quote, found inline;
-// anything else is left to scanString.
-func scanPlainString(data []byte, i int, lenient bool) (int, reason) {
-	for i+8 <= len(data) {
-		w := load8(data, i)
-		if m := stringSpecial(w); m != 0 {
-			// The lowest flagged byte is a quote exactly when it is
-			// flagged in the quotes' mask (whose false bits lie above a
-			// true quote, which would be the lowest flagged byte).
-			if q := w ^ swarOnes*'"'; m&-m&(q-swarOnes)&^q != 0 {
-				return i + firstFlagged(m) + 1, 0
-			}
-			return scanString(data, i+firstFlagged(m), lenient)
-		}
-		i += 8
-	}
-	return scanString(data, i, lenient)
-}
-
 // scanString scans a string from data[i], which lies inside the string
 // body (just past the opening quote, or past bytes already checked), and
 // returns the offset just past its closing quote. It checks what RFC 8259
