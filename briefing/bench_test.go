@@ -146,3 +146,26 @@ func BenchmarkWriteFile5000Lines3Edits(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkInspectSizes is inspect of source-like files of 64 KiB to
+// 16 MiB in a fresh briefing each time: what a byte costs at each size
+// (SetBytes), so a fixed cost shows as a lower rate for small files.
+func BenchmarkInspectSizes(b *testing.B) {
+	for _, size := range []int{64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20} {
+		var sb strings.Builder
+		for i := 0; sb.Len() < size-64; i++ {
+			fmt.Fprintf(&sb, "\tx%07d := compute(a, b) // note é\n", i)
+		}
+		first := benchRoot(b, "f.go", sb.String())
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(sb.Len()))
+			for b.Loop() {
+				br := New(first.opts)
+				if e := br.Inspect([]string{"f.go"}); e[0].Err != nil {
+					b.Fatal(e[0].Err)
+				}
+				br.Close()
+			}
+		})
+	}
+}
