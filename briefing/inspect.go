@@ -56,15 +56,21 @@ func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
 			return d, err
 		}
 	}
-	// The digest runs beside the reading; the UTF-8, line and JSON pass
-	// then beside the end of the digest.
+	// The digest runs on its own goroutine beside the reading, and the
+	// UTF-8 and line scan on the reading goroutine, each part as it
+	// arrives; the JSON build, when the text may be JSON, then beside the
+	// end of the digest.
 	var digest results.Digest
-	data, err := f.ReadAll(digest.Watch)
+	var scan selectors.TextScan
+	data, err := f.ReadAll(func(filled []byte) {
+		digest.Watch(filled)
+		scan.Feed(filled)
+	})
 	if err != nil {
 		digest.Stop()
 		return nil, err
 	}
-	t, err := results.AnalyzeDigested(data, &digest)
+	t, err := results.AnalyzeRead(data, &digest, &scan)
 	if err != nil {
 		return nil, err
 	}

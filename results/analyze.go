@@ -23,6 +23,13 @@ func Analyze(data []byte) (*Text, *errcode.Error) {
 // AnalyzeDigested is Analyze with the digest of data begun by d while data
 // was being read (nil: none begun).
 func AnalyzeDigested(data []byte, d *Digest) (*Text, *errcode.Error) {
+	return AnalyzeRead(data, d, nil)
+}
+
+// AnalyzeRead is Analyze with the digest begun by d and the text's scan
+// begun by ts while data was being read (nil: none begun), so that only
+// what arrived last is left to them.
+func AnalyzeRead(data []byte, d *Digest, ts *selectors.TextScan) (*Text, *errcode.Error) {
 	t := &Text{Data: data}
 	if d == nil {
 		d = &Digest{}
@@ -37,7 +44,10 @@ func AnalyzeDigested(data []byte, d *Digest) (*Text, *errcode.Error) {
 			t.JSON, t.Index = ix.Type(), ix
 		}
 	}
-	lines, err := selectors.ScanText(data)
+	if ts == nil {
+		ts = &selectors.TextScan{}
+	}
+	lines, err := ts.Lines(data)
 	if err != nil {
 		return nil, err
 	}

@@ -273,6 +273,59 @@ func NotUTF8(off int64) *errcode.Error {
 	return errcode.Offset(errcode.NotUTF8, int64(off), "not valid UTF-8 at byte %d", off)
 }
 
+// A TextScan is ScanText for a text that arrives in prefixes, a file being
+// read: Feed scans each new part as it comes, on the reading goroutine, so
+// that the check and the index are done when the reading is, and Lines
+// scans the rest and returns the index. The zero TextScan is ready to use.
+type TextScan struct {
+	s    lineScan
+	done int // data[:done] is scanned
+}
+
+// Feed scans what filled holds beyond the last Feed: a prefix of the text,
+// which must not change afterwards. It leaves the last bytes for later, so
+// that a character cut at the end of filled, or a newline there that may
+// be the text's last byte, is seen whole. An invalid byte is not reported
+// until Lines.
+func (t *TextScan) Feed(filled []byte) {
+	if t.s.err != nil || len(filled) < 2*lineBlock {
+		return
+	}
+	if t.done == 0 {
+		t.s.markLine(1, 0)
+	}
+	to := len(filled) - utf8.UTFMax
+	for to > t.done && !utf8.RuneStart(filled[to]) {
+		to--
+	}
+	if to <= t.done {
+		return
+	}
+	t.s.data = filled
+	t.s.scan(t.done, to)
+	t.done = to
+}
+
+// Lines scans the rest of data, the whole text (beginning with every
+// prefix Feed was given), and returns its line index, or not_utf8 at the
+// first invalid sequence.
+func (t *TextScan) Lines(data []byte) (Lines, *errcode.Error) {
+	if t.done == 0 {
+		return ScanText(data)
+	}
+	if len(data) > MaxSize {
+		return scanText(data, -1) // too_large
+	}
+	t.s.data = data
+	if t.s.err == nil {
+		t.s.scan(t.done, len(data))
+	}
+	if t.s.err != nil {
+		return Lines{}, t.s.err
+	}
+	return t.s.finish(t.s.count, t.s.next), nil
+}
+
 // lineScan builds the marks as ScanText meets newlines, over all of data
 // or one half of it.
 type lineScan struct {
@@ -298,6 +351,10 @@ func (s *lineScan) markLine(line, start int) {
 		s.firstMark, s.hasFirst = m, true
 	}
 	last := start / lineBlock
+	if last >= len(s.marks) {
+		// A TextScan's marks grow with the text.
+		s.marks = append(s.marks, make([]lineMark, last+1-len(s.marks))...)
+	}
 	for k := max(s.next/lineBlock, s.firstBlock); k <= last; k++ {
 		s.marks[k] = m
 	}
@@ -308,6 +365,9 @@ func (s *lineScan) markLine(line, start int) {
 // offset next on, where no line starts, with the end.
 func (s *lineScan) finish(newlines, next int) Lines {
 	n := len(s.data)
+	if blocks := (n + lineBlock - 1) / lineBlock; blocks > len(s.marks) {
+		s.marks = append(s.marks, make([]lineMark, blocks-len(s.marks))...)
+	}
 	count := newlines
 	if n > 0 && s.data[n-1] != '\n' {
 		count++

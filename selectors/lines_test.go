@@ -342,3 +342,45 @@ func TestTwoByteOnly(t *testing.T) {
 	}
 	require.Greater(t, valid, 10000, "too few valid words to test")
 }
+
+// TestTextScanFeeds: a text scanned in prefixes of any lengths, as a file
+// is read, gives exactly ScanText's index, or its error at the same
+// offset.
+func TestTextScanFeeds(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 12))
+	fed := 0 // valid texts long enough to be scanned in parts
+	defer func() { assert.Greater(t, fed, 300) }()
+	pieces := []string{"a", "line\n", "\r\n", "é", "€", "😀", "\n", strings.Repeat("x", 700), "\n\n"}
+	for round := range 500 {
+		var b strings.Builder
+		size := rng.IntN(20000)
+		for b.Len() < size {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		data := []byte(b.String())
+		if len(data) > 0 && rng.IntN(5) == 0 {
+			// A fifth of the texts hold one invalid sequence somewhere.
+			at := rng.IntN(len(data))
+			data = append(data[:at:at], append([]byte([]string{"\xff", "\xe2\x82", "\xc3"}[rng.IntN(3)]), data[at:]...)...)
+		}
+		want, wantErr := ScanText(data)
+		var ts TextScan
+		for n := 0; n < len(data); {
+			n = min(len(data), n+1+rng.IntN(3000))
+			ts.Feed(data[:n])
+		}
+		got, gotErr := ts.Lines(data)
+		if len(data) >= 4<<10 && wantErr == nil {
+			fed++
+		}
+		if wantErr != nil {
+			require.NotNil(t, gotErr, "round %d", round)
+			assert.Equal(t, wantErr.Details, gotErr.Details, "round %d", round)
+			continue
+		}
+		require.Nil(t, gotErr, "round %d: %v", round, gotErr)
+		assert.Equal(t, want.count, got.count, "round %d", round)
+		assert.Equal(t, want.marks, got.marks, "round %d", round)
+	}
+}
