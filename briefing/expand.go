@@ -144,7 +144,7 @@ func (b *Briefing) unresolved(at string, cause *errcode.Error) *errcode.Error {
 	if b.opts.Steps == limits.ModelSteps {
 		msg += "; the step is now refused: call begin_step to start a new step, then send the corrected edit"
 	}
-	return errcode.New(errcode.UnresolvedEdit, msg, quoted(at), cause.Error()).With("at", at).With("cause", cause)
+	return errcode.New(errcode.UnresolvedEdit, msg, quoted(at), cause.Text()).With(errcode.Details{At: &at, Cause: cause})
 }
 
 // reserved reports whether object n has a $compose or $splice member.

@@ -474,8 +474,9 @@ func TestAppendMessageSynthetic(t *testing.T) {
 		lines.Selection = briefing.LineSelection{First: 1, Last: 2}
 		odd := *sel
 		odd.Selection = map[string]any{"z": text, "a": 1}
-		errText := errcode.New(errcode.InvalidArgument, "bad %q", text)
-		errText.Details = map[string]any{"z": text, "a": int64(1), "cause": errcode.New(errcode.NotFound, "%s", text)}
+		errText := errcode.New(errcode.InvalidArgument, "bad %q", text).With(errcode.Details{
+			At: &text, Lines: new(int64(1)), Cause: errcode.New(errcode.NotFound, "%s", text), File: &errcode.File{Path: text, SHA256: &text},
+		})
 		meta := &mcp.CallToolResult{
 			Result:  mcp.Result{Meta: &mcp.Meta{ProgressToken: text, AdditionalFields: map[string]any{"k<": text}}, ResultType: mcp.ResultTypeComplete},
 			Content: []mcp.Content{mcp.NewTextContent(text), mcp.NewTextContent(text)}, StructuredContent: sel,

@@ -61,7 +61,7 @@ func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 			for i, e := range entries {
 				if e.Err != nil {
 					out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
-					fmt.Fprintf(&text, "%s: %s\n", results.TextName(cutPath(e.Path)), e.Err.Error())
+					fmt.Fprintf(&text, "%s: %s\n", results.TextName(cutPath(e.Path)), e.Err.Text())
 					continue
 				}
 				out.Results[i] = inspectEntry{Descriptor: e.Descriptor}
