@@ -324,7 +324,7 @@ func (w *Written) AppendJSON(dst []byte) []byte {
 		dst = limits.AppendJSONString(dst, *w.Base, true)
 	}
 	dst = append(dst, `,"result":`...)
-	dst = w.Result.AppendJSON(dst, true)
+	dst = w.Result.AppendJSON(dst)
 	dst = append(dst, `,"diff":`...)
 	dst = limits.AppendJSONString(dst, w.Diff, true)
 	dst = append(dst, `,"budget":`...)

@@ -344,7 +344,7 @@ func appendPage(dst []byte, p *briefing.Page) []byte {
 
 // appendDescriptor writes a results.Descriptor.
 func appendDescriptor(dst []byte, d *results.Descriptor) []byte {
-	return d.AppendJSON(dst, true)
+	return d.AppendJSON(dst)
 }
 
 // appendInspect writes inspect's structured content: each entry a
