@@ -309,8 +309,12 @@ func moreDiffLines(n int) string {
 }
 
 // AppendJSON appends w's structured content, {"path", "bytes", "sha256",
-// "base", "result", "diff", "budget"}, as json.Marshal writes it.
+// "base", "result", "diff", "budget"}, as json.Marshal writes it. A nil
+// Written is null.
 func (w *Written) AppendJSON(dst []byte) []byte {
+	if w == nil {
+		return append(dst, "null"...)
+	}
 	dst = append(dst, `{"path":`...)
 	dst = limits.AppendJSONString(dst, w.Path, true)
 	dst = append(dst, `,"bytes":`...)

@@ -472,8 +472,8 @@ func TestAppendMessageSynthetic(t *testing.T) {
 		other.Text, other.Type, other.Selection = text+"!", "string<>", briefing.PointerSelection{Pointer: "/a~1<b>", As: text}
 		lines := *sel
 		lines.Selection = briefing.LineSelection{First: 1, Last: 2}
-		odd := *sel
-		odd.Selection = map[string]any{"z": text, "a": 1}
+		none := *sel
+		none.Selection = nil
 		errText := errcode.New(errcode.InvalidArgument, "bad %q", text).With(errcode.Details{
 			At: &text, Lines: new(int64(1)), Cause: errcode.New(errcode.NotFound, "%s", text), File: &errcode.File{Path: text, SHA256: &text},
 		})
@@ -489,7 +489,7 @@ func TestAppendMessageSynthetic(t *testing.T) {
 			StructuredContent: json.RawMessage("{ \"a\" : [ 1 , \"<\u2028>\" ] }"),
 		}
 		values = append(values,
-			success(text, nil), success(text, sel), success(text, &other), success(text, &lines), success(text, &odd),
+			success(text, nil), success(text, sel), success(text, &other), success(text, &lines), success(text, &none),
 			success(text, &briefing.Page{Page: 1, Pages: 2, Total: 3, Results: []results.Descriptor{full, bare}, Next: &next, Budget: &snap, Text: text}),
 			success(text, &briefing.Page{Results: []results.Descriptor{}}), success(text, &briefing.Page{}),
 			success(text, &full), success(text, &bare), success(text, stepAnswer{Step: 3, Limits: limits.Defaults().Step()}),
@@ -534,7 +534,6 @@ func TestAppendMessageSynthetic(t *testing.T) {
 	for _, bad := range []any{
 		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(math.NaN()), success("x", nil)),
 		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), success("x", map[string]any{"f": math.Inf(1)})),
-		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), success("x", &briefing.Selection{Selection: func() {}})),
 		rpcError(math.Inf(-1), 1, "x"),
 	} {
 		_, want := json.Marshal(bad)
@@ -666,7 +665,7 @@ func TestEncodedShapes(t *testing.T) {
 			"Content []mcp.Content content; StructuredContent interface {} structuredContent,omitempty; " +
 			"RawStructuredContent json.RawMessage -; IsError bool isError,omitempty"},
 		{mcp.TextContent{}, "Annotated.Annotations *mcp.Annotations annotations,omitempty; Meta *mcp.Meta _meta,omitempty; Type string type; Text string text"},
-		{briefing.Selection{}, "Result string result; SHA256 string sha256; Selection interface {} selection; Type string type,omitempty; " +
+		{briefing.Selection{}, "Result string result; SHA256 string sha256; Selection briefing.Selector selection; Type string type,omitempty; " +
 			"Text string text; Bytes int64 bytes; EscapedBytes int64 escaped_bytes; Budget limits.Snapshot budget; Quoted []uint8 -"},
 		{briefing.ByteSelection{}, "Start int64 start; End int64 end"},
 		{briefing.LineSelection{}, "First int64 first; Last int64 last; Numbered bool numbered,omitempty"},
