@@ -34,6 +34,22 @@ type failureBody struct {
 	Budget *limits.Snapshot `json:"budget,omitempty"`
 }
 
+// AppendJSON appends the body as json.Marshal writes it. Its "error" is
+// errorJSON's output: compact already, so nesting leaves it as it is.
+func (f failureBody) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"error":`...)
+	if f.Error == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, f.Error...)
+	}
+	if f.Budget != nil {
+		dst = append(dst, `,"budget":`...)
+		dst = f.Budget.AppendJSON(dst)
+	}
+	return append(dst, '}')
+}
+
 // errorJSON renders an error as {"code", "message", ...details}, its
 // strings written by appendString.
 func errorJSON(err *errcode.Error) json.RawMessage { return err.AppendJSON(nil, appendString) }

@@ -633,9 +633,9 @@ func TestAppendStringSurrogates(t *testing.T) {
 	}
 }
 
-// TestEncodedShapes pins the members of every type appendMessage writes
-// by hand: a member added upstream must be added to the encoder too (the
-// differential tests then check its bytes).
+// TestEncodedShapes pins the members of every type written by hand, by
+// appendMessage or by its own AppendJSON: a member added must be added to
+// its encoder too (the differential tests then check its bytes).
 func TestEncodedShapes(t *testing.T) {
 	t.Parallel()
 	shape := func(v any) string {
@@ -643,7 +643,7 @@ func TestEncodedShapes(t *testing.T) {
 		var walk func(reflect.Type, string)
 		walk = func(rt reflect.Type, prefix string) {
 			for f := range rt.Fields() {
-				if f.Anonymous && f.Tag.Get("json") == "" {
+				if f.Anonymous && f.Tag.Get("json") == "" && f.Type.Kind() == reflect.Struct {
 					walk(f.Type, prefix+f.Name+".")
 					continue
 				}
@@ -680,19 +680,48 @@ func TestEncodedShapes(t *testing.T) {
 		{limits.Snapshot{}, "Step int64 step; LookupsUsed int64 lookups_used; LookupsLeft int64 lookups_left; BytesUsed int64 bytes_used; " +
 			"BytesLeft int64 bytes_left; ExpandBytesUsed int64 expand_bytes_used; ExpandBytesLeft int64 expand_bytes_left; Refused bool refused"},
 		{limits.Limit{}, "Name string ; Value int64 "},
+		{briefing.Expansion{}, "At string at; Bytes int64 bytes; SHA256 string sha256; Parts int parts; Result *string result"},
+		{briefing.Written{}, "Path string ; Bytes int64 ; SHA256 string ; Base *string ; Result results.Descriptor ; Diff string ; " +
+			"Budget limits.Snapshot ; Text string ; lines int64 "},
 		{failureBody{}, "Error json.RawMessage error; Budget *limits.Snapshot budget,omitempty"},
+		{inspectAnswer{}, "Results []server.inspectEntry results"},
+		{inspectEntry{}, "Descriptor *results.Descriptor ; Path *string path,omitempty; Error json.RawMessage error,omitempty"},
 		{stepAnswer{}, "Step int64 step; Limits server.orderedInts limits"},
+		{expandAnswer{}, "Arguments json.RawMessage arguments; Expansions []briefing.Expansion expansions; Budget limits.Snapshot budget"},
 	} {
 		assert.Equal(t, c.want, shape(c.v), "%T", c.v)
 	}
-	// The types with their own MarshalJSON, which the encoder must mirror
-	// or leave to json.Marshal.
+	// The types json.Marshal reaches by reflection, so that the twins
+	// check the encoder and every AppendJSON against it: a MarshalJSON
+	// here (one derived from AppendJSON) would hold AppendJSON to itself.
+	// Written (no json tags) and orderedInts (an ordered object) derive
+	// theirs from AppendJSON, and failureBody's "error" is errorJSON's, both
+	// sides alike: errcode's tests check those bytes.
 	marshaler := reflect.TypeFor[json.Marshaler]()
 	for _, v := range []any{briefing.Selection{}, briefing.Page{}, results.Descriptor{}, results.Source{}, limits.Snapshot{},
-		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, mcp.JSONRPCResponse{}, mcp.JSONRPCError{},
-		mcp.JSONRPCErrorDetails{}, mcp.TextContent{}} {
+		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, briefing.Expansion{},
+		failureBody{}, inspectAnswer{}, inspectEntry{}, stepAnswer{}, expandAnswer{},
+		mcp.JSONRPCResponse{}, mcp.JSONRPCError{}, mcp.JSONRPCErrorDetails{}, mcp.TextContent{}} {
 		rt := reflect.TypeOf(v)
 		assert.False(t, rt.Implements(marshaler) || reflect.PointerTo(rt).Implements(marshaler), "%s has a MarshalJSON", rt)
+	}
+}
+
+// TestAnswersEncodeThemselves: the answer types stay jsonAppenders, so
+// that none is left to json.Marshal by a changed signature: it would write
+// a lone surrogate escape that a client sent as U+FFFD, a difference the
+// twins' asMarshal hides. (find's briefing.Found is marshalled: its
+// strings are a result's ID, digest and lines, all valid UTF-8.)
+func TestAnswersEncodeThemselves(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{&briefing.Selection{}, &briefing.Page{}, &results.Descriptor{}, &briefing.Written{},
+		failureBody{}, inspectAnswer{}, stepAnswer{}, expandAnswer{}} {
+		_, ok := v.(jsonAppender)
+		assert.True(t, ok, "%T", v)
+	}
+	for _, v := range []briefing.Selector{briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}} {
+		_, ok := v.(jsonAppender)
+		assert.True(t, ok, "%T", v)
 	}
 }
 
@@ -727,13 +756,14 @@ var compactHTMLCases = []string{
 func TestAppendExpandAnswer(t *testing.T) {
 	t.Parallel()
 	snap := limits.Snapshot{Step: 2, LookupsUsed: 1, ExpandBytesUsed: 5}
-	exp := appendExpansions(nil, []briefing.Expansion{{At: "/a<b>", Bytes: 3, SHA256: "ab", Parts: 1}})
+	r := "r7"
+	exp := []briefing.Expansion{{At: "/a<b>", Bytes: 3, SHA256: "ab", Parts: 1}, {At: "", Bytes: 0, SHA256: "cd&", Parts: 2, Result: &r}}
 	for _, args := range compactHTMLCases {
 		t.Run(args, func(t *testing.T) {
-			for _, a := range []expandAnswer{{json.RawMessage(args), exp, snap}, {json.RawMessage(args), nil, snap}} {
+			for _, a := range []expandAnswer{{json.RawMessage(args), exp, snap}, {json.RawMessage(args), nil, snap}, {json.RawMessage(args), []briefing.Expansion{}, snap}} {
 				want, err := json.Marshal(a)
 				require.NoError(t, err)
-				got := appendExpandAnswer([]byte("x"), a)
+				got := a.AppendJSON([]byte("x"))
 				assert.Equal(t, "x"+string(want), string(got))
 			}
 		})
