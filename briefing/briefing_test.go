@@ -100,7 +100,7 @@ func TestGetLinesNumbered(t *testing.T) {
 	_, err = b.GetLines(Ref{Result: "r1"}, 99, ptr(int64(101)), true)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
-	assert.Equal(t, int64(43), err.Details["size"])
+	assert.Equal(t, new(int64(43)), err.Size)
 	assert.Equal(t, used, b.Budget().BytesUsed, "a refused lookup adds nothing")
 }
 
@@ -175,7 +175,7 @@ func TestLoneSurrogateOffset(t *testing.T) {
 	b := standard(t)
 	_, err := b.GetJSON(Ref{Result: "r2"}, "/s", AsString)
 	require.NotNil(t, err)
-	assert.Equal(t, int64(strings.Index(doc, `\ud800`)), err.Details["offset"])
+	assert.Equal(t, new(int64(strings.Index(doc, `\ud800`))), err.Offset)
 }
 
 // TestCheckOrder follows SPEC section 4: the first failing check answers.
@@ -347,7 +347,7 @@ func TestInspect(t *testing.T) {
 	assert.Equal(t, "store_full", got[2].Descriptor.Reason)
 	assert.Equal(t, "wor", *got[2].Descriptor.Preview)
 	assert.Equal(t, errcode.NotUTF8, code(t, got[3].Err))
-	assert.Equal(t, int64(1), got[3].Err.Details["offset"])
+	assert.Equal(t, new(int64(1)), got[3].Err.Offset)
 	assert.Equal(t, errcode.NotRegularFile, code(t, got[4].Err))
 	assert.Equal(t, errcode.PathOutsideRoot, code(t, got[5].Err))
 
@@ -389,8 +389,8 @@ func TestInspectOverIndexLimit(t *testing.T) {
 	got := b.Inspect([]string{"huge", "ok"})
 	require.NotNil(t, got[0].Err)
 	assert.Equal(t, errcode.TooLarge, got[0].Err.Code)
-	assert.Equal(t, int64(selectors.MaxSize+1), got[0].Err.Details["size"])
-	assert.Equal(t, int64(selectors.MaxSize), got[0].Err.Details["limit"])
+	assert.Equal(t, new(int64(selectors.MaxSize+1)), got[0].Err.Size)
+	assert.Equal(t, new(int64(selectors.MaxSize)), got[0].Err.Limit)
 	assert.Contains(t, got[0].Err.Msg, `file "huge" is 4294967296 bytes`, "refused by its size, before reading")
 	assert.Nil(t, got[1].Err)
 }

@@ -19,6 +19,46 @@ type Page struct {
 	Text    string               `json:"-"`
 }
 
+// AppendJSON appends the page's JSON form as json.Marshal writes it (its
+// Text is not a member), except that a lone surrogate kept in its 3-byte
+// form is written back as its escape (results.Descriptor.AppendJSON). A nil
+// Page is null.
+func (p *Page) AppendJSON(dst []byte) []byte {
+	if p == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"page":`...)
+	dst = strconv.AppendInt(dst, p.Page, 10)
+	dst = append(dst, `,"pages":`...)
+	dst = strconv.AppendInt(dst, p.Pages, 10)
+	dst = append(dst, `,"total":`...)
+	dst = strconv.AppendInt(dst, p.Total, 10)
+	dst = append(dst, `,"results":`...)
+	if p.Results == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i := range p.Results {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = p.Results[i].AppendJSON(dst)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"next":`...)
+	if p.Next == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = strconv.AppendInt(dst, *p.Next, 10)
+	}
+	if p.Budget != nil {
+		dst = append(dst, `,"budget":`...)
+		dst = p.Budget.AppendJSON(dst)
+	}
+	return append(dst, '}')
+}
+
 // CheckPageSize validates list_results' page_size (an argument check):
 // 1 to --page-size.
 func (b *Briefing) CheckPageSize(size int64) *errcode.Error {

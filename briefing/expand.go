@@ -22,6 +22,28 @@ type Expansion struct {
 	Result *string `json:"result"`
 }
 
+// AppendJSON appends the expansion's JSON form as json.Marshal writes it,
+// except that a lone surrogate kept in its 3-byte form (an at that a
+// client sent with a lone surrogate escape) is written back as its escape
+// (limits.AppendJSONString).
+func (x *Expansion) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"at":`...)
+	dst = limits.AppendJSONString(dst, x.At, true)
+	dst = append(dst, `,"bytes":`...)
+	dst = strconv.AppendInt(dst, x.Bytes, 10)
+	dst = append(dst, `,"sha256":`...)
+	dst = limits.AppendJSONString(dst, x.SHA256, true)
+	dst = append(dst, `,"parts":`...)
+	dst = strconv.AppendInt(dst, int64(x.Parts), 10)
+	dst = append(dst, `,"result":`...)
+	if x.Result == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = limits.AppendJSONString(dst, *x.Result, true)
+	}
+	return append(dst, '}')
+}
+
 // Expanded is the answer of expand_edit.
 type Expanded struct {
 	Arguments  json.RawMessage `json:"arguments"`
@@ -144,7 +166,7 @@ func (b *Briefing) unresolved(at string, cause *errcode.Error) *errcode.Error {
 	if b.opts.Steps == limits.ModelSteps {
 		msg += "; the step is now refused: call begin_step to start a new step, then send the corrected edit"
 	}
-	return errcode.New(errcode.UnresolvedEdit, msg, quoted(at), cause.Error()).With("at", at).With("cause", cause)
+	return errcode.New(errcode.UnresolvedEdit, msg, quoted(at), cause.Text()).With(errcode.Details{At: &at, Cause: cause})
 }
 
 // reserved reports whether object n has a $compose or $splice member.

@@ -196,8 +196,9 @@ func requireJoin(t *testing.T, err *errcode.Error, args string, i, line int) {
 	t.Helper()
 	require.NotNil(t, err, "%s", args)
 	require.Equal(t, errcode.UnresolvedEdit, err.Code, err.Error())
-	assert.Equal(t, "/content/$splice/edits/"+strconv.Itoa(i), err.Details["at"])
-	cause := err.Details["cause"].(*errcode.Error)
+	assert.Equal(t, new("/content/$splice/edits/"+strconv.Itoa(i)), err.At)
+	cause := err.Cause
+	require.NotNil(t, cause)
 	assert.Equal(t, errcode.InvalidArgument, cause.Code)
 	assert.Equal(t, `text does not end with "\n": it would join line `+strconv.Itoa(line), cause.Msg)
 }
@@ -274,8 +275,9 @@ func FuzzSplice(f *testing.F) {
 			}
 			require.NotNil(t, err, "%s", args)
 			require.Equal(t, errcode.UnresolvedEdit, err.Code, err.Error())
-			assert.Equal(t, "/content/$splice/edits/"+strconv.Itoa(len(edits)), err.Details["at"])
-			assert.Equal(t, errcode.InvalidRange, err.Details["cause"].(*errcode.Error).Code)
+			assert.Equal(t, new("/content/$splice/edits/"+strconv.Itoa(len(edits))), err.At)
+			require.NotNil(t, err.Cause)
+			assert.Equal(t, errcode.InvalidRange, err.Cause.Code)
 			return
 		}
 		args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`

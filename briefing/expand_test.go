@@ -61,11 +61,10 @@ func unresolved(t *testing.T, err *errcode.Error) (string, *errcode.Error) {
 	t.Helper()
 	require.NotNil(t, err, "want unresolved_edit")
 	require.Equal(t, errcode.UnresolvedEdit, err.Code, err.Error())
-	at, ok := err.Details["at"].(string)
-	require.True(t, ok, "at detail: %v", err.Details)
-	cause, ok := err.Details["cause"].(*errcode.Error)
-	require.True(t, ok, "cause detail: %v", err.Details)
-	return at, cause
+	require.NotNil(t, err.At, "at detail: %+v", err.Details)
+	require.NotNil(t, err.Cause, "cause detail: %+v", err.Details)
+	assert.Equal(t, errcode.Details{At: err.At, Cause: err.Cause}, err.Details, "at and cause only")
+	return *err.At, err.Cause
 }
 
 type expandCase struct {
@@ -238,9 +237,9 @@ type failCase struct {
 	name    string
 	args    string
 	at      string
-	code    errcode.Code   // the cause's code
-	details map[string]any // the cause's details, when given
-	msg     string         // a part of the cause's message, when given
+	code    errcode.Code     // the cause's code
+	details *errcode.Details // the cause's details, when given
+	msg     string           // a part of the cause's message, when given
 }
 
 // runFailCases checks that each call fails with unresolved_edit at the
@@ -258,7 +257,7 @@ func runFailCases(t *testing.T, tests []failCase) {
 			assert.Equal(t, tt.at, at)
 			assert.Equal(t, tt.code, cause.Code, cause.Error())
 			if tt.details != nil {
-				assert.Equal(t, tt.details, cause.Details)
+				assert.Equal(t, *tt.details, cause.Details)
 			}
 			if tt.msg != "" {
 				assert.Contains(t, cause.Msg, tt.msg)
@@ -346,43 +345,43 @@ func TestExpandComposeUnresolved(t *testing.T) {
 		{"unknown result before the digest", ref(`{"result":"r99","sha256":"` + wrong + `"}`), p1, errcode.UnknownResult, nil, ""},
 
 		// Byte ranges.
-		{"bytes start after end", ref(`{"result":"r1","bytes":[5,3]}`), p1, errcode.InvalidRange, map[string]any{"size": int64(14)}, "5-3"},
-		{"bytes past the end", ref(`{"result":"r1","bytes":[0,15]}`), p1, errcode.InvalidRange, map[string]any{"size": int64(14)}, ""},
-		{"bytes negative", ref(`{"result":"r1","bytes":[-1,2]}`), p1, errcode.InvalidRange, map[string]any{"size": int64(14)}, ""},
+		{"bytes start after end", ref(`{"result":"r1","bytes":[5,3]}`), p1, errcode.InvalidRange, &errcode.Details{Size: new(int64(14))}, "5-3"},
+		{"bytes past the end", ref(`{"result":"r1","bytes":[0,15]}`), p1, errcode.InvalidRange, &errcode.Details{Size: new(int64(14))}, ""},
+		{"bytes negative", ref(`{"result":"r1","bytes":[-1,2]}`), p1, errcode.InvalidRange, &errcode.Details{Size: new(int64(14))}, ""},
 		{"bytes start inside a character", ref(`{"result":"r2","bytes":[2,6]}`), p1, errcode.NotCharBoundary,
-			map[string]any{"offset": int64(2), "before": int64(1), "after": int64(3)}, ""},
+			&errcode.Details{Offset: new(int64(2)), Before: new(int64(1)), After: new(int64(3))}, ""},
 		{"bytes end inside a character", ref(`{"result":"r2","bytes":[0,9]}`), p1, errcode.NotCharBoundary,
-			map[string]any{"offset": int64(9), "before": int64(8), "after": int64(10)}, ""},
+			&errcode.Details{Offset: new(int64(9)), Before: new(int64(8)), After: new(int64(10))}, ""},
 		{"start boundary before end range", ref(`{"result":"r2","bytes":[2,99]}`), p1, errcode.NotCharBoundary,
-			map[string]any{"offset": int64(2), "before": int64(1), "after": int64(3)}, ""},
-		{"start range before start boundary", ref(`{"result":"r2","bytes":[99,2]}`), p1, errcode.InvalidRange, map[string]any{"size": int64(14)}, ""},
+			&errcode.Details{Offset: new(int64(2)), Before: new(int64(1)), After: new(int64(3))}, ""},
+		{"start range before start boundary", ref(`{"result":"r2","bytes":[99,2]}`), p1, errcode.InvalidRange, &errcode.Details{Size: new(int64(14))}, ""},
 
 		// Line ranges.
-		{"line zero", ref(`{"result":"r1","lines":[0,1]}`), p1, errcode.InvalidRange, map[string]any{"lines": int64(3)}, "lines 0-1 outside 1-3"},
-		{"last before first", ref(`{"result":"r1","lines":[2,1]}`), p1, errcode.InvalidRange, map[string]any{"lines": int64(3)}, ""},
-		{"lines past the end", ref(`{"result":"r1","lines":[3,4]}`), p1, errcode.InvalidRange, map[string]any{"lines": int64(3)}, ""},
-		{"lines [first] past the end", ref(`{"result":"r1","lines":[4]}`), p1, errcode.InvalidRange, map[string]any{"lines": int64(3)}, ""},
-		{"lines on a 0-line result", ref(`{"result":"r6","lines":[1]}`), p1, errcode.InvalidRange, map[string]any{"lines": int64(0)}, ""},
-		{"lines [1,1] on a 0-line result", ref(`{"result":"r6","lines":[1,1]}`), p1, errcode.InvalidRange, map[string]any{"lines": int64(0)}, ""},
+		{"line zero", ref(`{"result":"r1","lines":[0,1]}`), p1, errcode.InvalidRange, &errcode.Details{Lines: new(int64(3))}, "lines 0-1 outside 1-3"},
+		{"last before first", ref(`{"result":"r1","lines":[2,1]}`), p1, errcode.InvalidRange, &errcode.Details{Lines: new(int64(3))}, ""},
+		{"lines past the end", ref(`{"result":"r1","lines":[3,4]}`), p1, errcode.InvalidRange, &errcode.Details{Lines: new(int64(3))}, ""},
+		{"lines [first] past the end", ref(`{"result":"r1","lines":[4]}`), p1, errcode.InvalidRange, &errcode.Details{Lines: new(int64(3))}, ""},
+		{"lines on a 0-line result", ref(`{"result":"r6","lines":[1]}`), p1, errcode.InvalidRange, &errcode.Details{Lines: new(int64(0))}, ""},
+		{"lines [1,1] on a 0-line result", ref(`{"result":"r6","lines":[1,1]}`), p1, errcode.InvalidRange, &errcode.Details{Lines: new(int64(0))}, ""},
 
 		// JSON pointers.
 		{"pointer syntax", ref(`{"result":"r3","pointer":"a"}`), p1, errcode.InvalidPointer, nil, ""},
 		{"pointer escape", ref(`{"result":"r3","pointer":"/a~2"}`), p1, errcode.InvalidPointer, nil, ""},
-		{"pointer on a text result", ref(`{"result":"r1","pointer":""}`), p1, errcode.InvalidJSON, map[string]any{"offset": int64(0)}, ""},
+		{"pointer on a text result", ref(`{"result":"r1","pointer":""}`), p1, errcode.InvalidJSON, &errcode.Details{Offset: new(int64(0))}, ""},
 		{"pointer syntax before invalid JSON", ref(`{"result":"r1","pointer":"a"}`), p1, errcode.InvalidPointer, nil, ""},
 		{"pointer not found", ref(`{"result":"r3","pointer":"/zz"}`), p1, errcode.PointerNotFound, nil, ""},
 		{"index past the end", ref(`{"result":"r3","pointer":"/a/b/3"}`), p1, errcode.PointerNotFound, nil, ""},
 		{"ambiguous member", ref(`{"result":"r3","pointer":"/dup"}`), p1, errcode.AmbiguousJSON, nil, ""},
 		{"as string on a number", ref(`{"result":"r3","pointer":"/a/b/0","as":"string"}`), p1, errcode.NotAString, nil, ""},
 		{"as string on a lone surrogate", ref(`{"result":"r3","pointer":"/s","as":"string"}`), p1, errcode.InvalidJSON,
-			map[string]any{"offset": int64(strings.Index(editDoc, `\ud800`))}, ""},
+			&errcode.Details{Offset: new(int64(strings.Index(editDoc, `\ud800`)))}, ""},
 
 		// Literal text must be valid UTF-8.
-		{"literal with raw invalid UTF-8", "{\"c\":{\"$compose\":[\"x\",\"a\xffb\"]}}", p1, errcode.NotUTF8, map[string]any{"offset": int64(1)}, ""},
-		{"literal with a truncated sequence", "{\"c\":{\"$compose\":[\"x\",\"\\n\xe2\x82\"]}}", p1, errcode.NotUTF8, map[string]any{"offset": int64(1)}, ""},
-		{"literal with a lone surrogate escape", `{"c":{"$compose":["x","ab\ud800"]}}`, p1, errcode.NotUTF8, map[string]any{"offset": int64(2)}, ""},
-		{"literal with a lone low surrogate", `{"c":{"$compose":["x","\udc00"]}}`, p1, errcode.NotUTF8, map[string]any{"offset": int64(0)}, ""},
-		{"literal with reversed surrogates", `{"c":{"$compose":["x","é\udc00\ud800"]}}`, p1, errcode.NotUTF8, map[string]any{"offset": int64(2)}, ""},
+		{"literal with raw invalid UTF-8", "{\"c\":{\"$compose\":[\"x\",\"a\xffb\"]}}", p1, errcode.NotUTF8, &errcode.Details{Offset: new(int64(1))}, ""},
+		{"literal with a truncated sequence", "{\"c\":{\"$compose\":[\"x\",\"\\n\xe2\x82\"]}}", p1, errcode.NotUTF8, &errcode.Details{Offset: new(int64(1))}, ""},
+		{"literal with a lone surrogate escape", `{"c":{"$compose":["x","ab\ud800"]}}`, p1, errcode.NotUTF8, &errcode.Details{Offset: new(int64(2))}, ""},
+		{"literal with a lone low surrogate", `{"c":{"$compose":["x","\udc00"]}}`, p1, errcode.NotUTF8, &errcode.Details{Offset: new(int64(0))}, ""},
+		{"literal with reversed surrogates", `{"c":{"$compose":["x","é\udc00\ud800"]}}`, p1, errcode.NotUTF8, &errcode.Details{Offset: new(int64(2))}, ""},
 
 		// Pointers of nested nodes.
 		{"part in an array element", `{"edits":[{"old":"x","new":{"$compose":[5]}}]}`, "/edits/0/new/$compose/0", ia, nil, ""},
@@ -398,7 +397,7 @@ func TestExpandSpliceUnresolved(t *testing.T) {
 	}
 	e0, e1, e2 := "/c/$splice/edits/0", "/c/$splice/edits/1", "/c/$splice/edits/2"
 	ia, ir := errcode.InvalidArgument, errcode.InvalidRange
-	three := map[string]any{"lines": int64(3)}
+	three := &errcode.Details{Lines: new(int64(3))}
 	wrong := "0" + hexSum(editFiles[0].body)[1:12]
 	if hexSum(editFiles[0].body)[0] == '0' {
 		wrong = "1" + wrong[1:]
@@ -440,8 +439,8 @@ func TestExpandSpliceUnresolved(t *testing.T) {
 		{"insertion past lines+1", splice("r1", `[{"before":5,"text":""}]`), e0, ir, three, ""},
 		{"insertion at a negative line", splice("r1", `[{"before":-1,"text":""}]`), e0, ir, three, ""},
 		{"huge line numbers", splice("r1", `[{"lines":[1,1e30],"text":""}]`), e0, ir, three, ""},
-		{"replacement in a 0-line result", splice("r6", `[{"lines":[1,1],"text":"x"}]`), e0, ir, map[string]any{"lines": int64(0)}, ""},
-		{"insertion before 2 in a 0-line result", splice("r6", `[{"before":2,"text":"x"}]`), e0, ir, map[string]any{"lines": int64(0)}, ""},
+		{"replacement in a 0-line result", splice("r6", `[{"lines":[1,1],"text":"x"}]`), e0, ir, &errcode.Details{Lines: new(int64(0))}, ""},
+		{"insertion before 2 in a 0-line result", splice("r6", `[{"before":2,"text":"x"}]`), e0, ir, &errcode.Details{Lines: new(int64(0))}, ""},
 
 		// Order: at the later edit, invalid_range naming both.
 		{"out of order", splice("r1", `[{"lines":[3,3],"text":""},{"lines":[1,1],"text":""}]`), e1, ir, three,
@@ -473,12 +472,12 @@ func TestExpandSpliceUnresolved(t *testing.T) {
 		{"order before a compose text", splice("r1", `[{"lines":[3,3],"text":""},{"lines":[1,1],"text":{"$compose":[{"result":"r99"}]}}]`), e1, ir, three, ""},
 
 		// Text.
-		{"text with raw invalid UTF-8", splice("r1", "[{\"lines\":[1,1],\"text\":\"ok\xc3(\"}]"), e0, errcode.NotUTF8, map[string]any{"offset": int64(2)}, ""},
-		{"text with a lone surrogate escape", splice("r1", `[{"before":1,"text":"\n\udbff"}]`), e0, errcode.NotUTF8, map[string]any{"offset": int64(1)}, ""},
+		{"text with raw invalid UTF-8", splice("r1", "[{\"lines\":[1,1],\"text\":\"ok\xc3(\"}]"), e0, errcode.NotUTF8, &errcode.Details{Offset: new(int64(2))}, ""},
+		{"text with a lone surrogate escape", splice("r1", `[{"before":1,"text":"\n\udbff"}]`), e0, errcode.NotUTF8, &errcode.Details{Offset: new(int64(1))}, ""},
 		{"failing part of a compose text", splice("r1", `[{"lines":[1,1],"text":"ok\n"},{"lines":[2,2],"text":{"$compose":["a",{"result":"r99"}]}}]`),
 			"/c/$splice/edits/1/text/$compose/1", errcode.UnknownResult, nil, ""},
 		{"not_utf8 part of a compose text", splice("r1", "[{\"lines\":[1,1],\"text\":{\"$compose\":[\"\xff\"]}}]"),
-			"/c/$splice/edits/0/text/$compose/0", errcode.NotUTF8, map[string]any{"offset": int64(0)}, ""},
+			"/c/$splice/edits/0/text/$compose/0", errcode.NotUTF8, &errcode.Details{Offset: new(int64(0))}, ""},
 		{"bad range in a compose text", splice("r1", `[{"lines":[1,1],"text":{"$compose":[{"result":"r2","bytes":[2,3]}]}}]`),
 			"/c/$splice/edits/0/text/$compose/0", errcode.NotCharBoundary, nil, ""},
 
@@ -728,8 +727,8 @@ func TestExpandCap(t *testing.T) {
 	_, err := expand(b, `{"a":{"$compose":[{"result":"r1"}]},"b":{"$compose":["1234567"]}}`) // 14 + 7
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
-	assert.Equal(t, int64(21), err.Details["size"])
-	assert.Equal(t, int64(20), err.Details["limit"])
+	assert.Equal(t, new(int64(21)), err.Size)
+	assert.Equal(t, new(int64(20)), err.Limit)
 	snap := b.Budget()
 	assert.False(t, snap.Refused)
 	assert.Equal(t, int64(0), snap.ExpandBytesUsed)
@@ -762,7 +761,7 @@ func TestExpandCap(t *testing.T) {
 	_, err = expand(b, `{"a":{"$splice":{"result":"r1","edits":[{"before":1,"text":"123456\n"}]}}}`) // 14 + 7
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
-	assert.Equal(t, int64(21), err.Details["size"])
+	assert.Equal(t, new(int64(21)), err.Size)
 	got, err = expand(b, `{"a":{"$splice":{"result":"r1","edits":[{"lines":[1,1],"text":"123456\n"}]}}}`) // 17
 	require.Nil(t, err)
 	assert.Equal(t, int64(17), got.Budget.ExpandBytesUsed)
@@ -850,7 +849,7 @@ func TestExpandBoundedStoreFull(t *testing.T) {
 	b = editBriefing(t, cfg, Bounded)
 	_, err = expand(b, `{"a":{"$compose":["xy"]},"b":{"$compose":["zw"]}}`)
 	assert.Equal(t, errcode.StoreFull, code(t, err))
-	assert.Equal(t, int64(4), err.Details["size"])
+	assert.Equal(t, new(int64(4)), err.Size)
 	assert.Equal(t, len(editFiles), b.store.Len())
 	got, err = expand(b, `{"a":{"$compose":["xyz"]}}`)
 	require.Nil(t, err)

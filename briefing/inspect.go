@@ -171,9 +171,9 @@ func storeFull(size int64, s *results.Store) *errcode.Error {
 		q := s.Quota()
 		return errcode.New(errcode.StoreFull,
 			"a %d-byte result does not fit: the sessions of this server hold %d of the %d bytes they may keep together (--max-total-bytes)",
-			size, q.Used(), q.Limit()).With("size", size)
+			size, q.Used(), q.Limit()).With(errcode.Details{Size: new(size)})
 	}
 	return errcode.New(errcode.StoreFull,
 		"a %d-byte result does not fit: the store holds %d of %d results and %d of %d bytes (at most %d a result)",
-		size, s.Len(), cfg.MaxResults, s.Bytes(), cfg.MaxStoreBytes, cfg.MaxResultBytes).With("size", size)
+		size, s.Len(), cfg.MaxResults, s.Bytes(), cfg.MaxStoreBytes, cfg.MaxResultBytes).With(errcode.Details{Size: new(size)})
 }

@@ -76,5 +76,5 @@ func TestInspectUnkeptReused(t *testing.T) {
 	assert.True(t, *again[0].Descriptor.Reused)
 	require.NotNil(t, again[1].Err)
 	assert.Equal(t, errcode.StoreFull, again[1].Err.Code)
-	assert.Equal(t, int64(200), again[1].Err.Details["size"])
+	assert.Equal(t, new(int64(200)), again[1].Err.Size)
 }

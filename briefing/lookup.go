@@ -15,7 +15,7 @@ import (
 type Selection struct {
 	Result       string          `json:"result"`
 	SHA256       string          `json:"sha256"`
-	Selection    any             `json:"selection"`
+	Selection    Selector        `json:"selection"`
 	Type         string          `json:"type,omitempty"` // get_json only
 	Text         string          `json:"text"`
 	Bytes        int64           `json:"bytes"`
@@ -25,6 +25,60 @@ type Selection struct {
 	// bytes), escaped in the pass that measured EscapedBytes, so that the
 	// answer copies it instead of escaping the text again.
 	Quoted []byte `json:"-"`
+}
+
+// AppendJSON appends the selection's JSON form as json.Marshal writes it
+// (its text copied from Quoted when that is set), except that a lone
+// surrogate kept in its 3-byte form is written back as its escape
+// (limits.AppendJSONString). A nil Selection is null.
+func (s *Selection) AppendJSON(dst []byte) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"result":`...)
+	dst = limits.AppendJSONString(dst, s.Result, true)
+	dst = append(dst, `,"sha256":`...)
+	dst = limits.AppendJSONString(dst, s.SHA256, true)
+	dst = append(dst, `,"selection":`...)
+	if s.Selection == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = s.Selection.AppendJSON(dst)
+	}
+	if s.Type != "" {
+		dst = append(dst, `,"type":`...)
+		dst = limits.AppendJSONString(dst, s.Type, true)
+	}
+	dst = append(dst, `,"text":`...)
+	if s.Quoted != nil {
+		dst = append(dst, s.Quoted...)
+	} else {
+		dst = limits.AppendJSONString(dst, s.Text, true)
+	}
+	dst = append(dst, `,"bytes":`...)
+	dst = strconv.AppendInt(dst, s.Bytes, 10)
+	dst = append(dst, `,"escaped_bytes":`...)
+	dst = strconv.AppendInt(dst, s.EscapedBytes, 10)
+	dst = append(dst, `,"budget":`...)
+	dst = s.Budget.AppendJSON(dst)
+	return append(dst, '}')
+}
+
+// QuotedText returns the selected text and its JSON string literal (nil
+// when it was not made), for an encoder that writes the text twice: as
+// the answer's text content and as this "text".
+func (s *Selection) QuotedText() (text string, quoted []byte) {
+	if s == nil {
+		return "", nil
+	}
+	return s.Text, s.Quoted
+}
+
+// Selector is a Selection's "selection", what the lookup selected by:
+// a ByteSelection, LineSelection or PointerSelection. It encodes itself
+// as json.Marshal would.
+type Selector interface {
+	AppendJSON(dst []byte) []byte
 }
 
 // ByteSelection is the "selection" of get_range.
@@ -45,6 +99,37 @@ type LineSelection struct {
 type PointerSelection struct {
 	Pointer string `json:"pointer"`
 	As      string `json:"as"`
+}
+
+// AppendJSON appends {"start", "end"}.
+func (s ByteSelection) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"start":`...)
+	dst = strconv.AppendInt(dst, s.Start, 10)
+	dst = append(dst, `,"end":`...)
+	dst = strconv.AppendInt(dst, s.End, 10)
+	return append(dst, '}')
+}
+
+// AppendJSON appends {"first", "last", "numbered"?}.
+func (s LineSelection) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"first":`...)
+	dst = strconv.AppendInt(dst, s.First, 10)
+	dst = append(dst, `,"last":`...)
+	dst = strconv.AppendInt(dst, s.Last, 10)
+	if s.Numbered {
+		dst = append(dst, `,"numbered":true`...)
+	}
+	return append(dst, '}')
+}
+
+// AppendJSON appends {"pointer", "as"}, the pointer's lone surrogates
+// written back as their escapes (limits.AppendJSONString).
+func (s PointerSelection) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"pointer":`...)
+	dst = limits.AppendJSONString(dst, s.Pointer, true)
+	dst = append(dst, `,"as":`...)
+	dst = limits.AppendJSONString(dst, s.As, true)
+	return append(dst, '}')
 }
 
 // The values of get_json's "as".
@@ -180,7 +265,7 @@ func selectJSON(r *results.Result, pointer, as string) (selectors.Pointer, jsont
 // answer charges text to the step and wraps it as a Selection. A text
 // over --max-lookup-bytes is refused by its size, before it is copied; one
 // within it is escaped for the answer and measured in one pass.
-func (b *Briefing) answer(r *results.Result, sel any, typ string, text []byte) (*Selection, *errcode.Error) {
+func (b *Briefing) answer(r *results.Result, sel Selector, typ string, text []byte) (*Selection, *errcode.Error) {
 	size := int64(len(text))
 	if size > b.opts.Limits.MaxLookupBytes {
 		return nil, b.budget.ChargeSized(size, 0) // lookup_too_large
@@ -194,7 +279,7 @@ func (b *Briefing) answer(r *results.Result, sel any, typ string, text []byte) (
 }
 
 // selection wraps a charged text as a Selection.
-func (b *Briefing) selection(r *results.Result, sel any, typ, text string, quoted []byte, size, escaped int64) *Selection {
+func (b *Briefing) selection(r *results.Result, sel Selector, typ, text string, quoted []byte, size, escaped int64) *Selection {
 	return &Selection{
 		Result: r.ID, SHA256: r.Text.Hex(), Selection: sel, Type: typ,
 		Text: text, Bytes: size, EscapedBytes: escaped, Budget: b.budget.Snapshot(), Quoted: quoted,

@@ -166,7 +166,7 @@ func TestRetainOutputStoreFull(t *testing.T) {
 	_, err = bounded.RetainOutput(Output{Label: "b", Text: "full\n"})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StoreFull, err.Code)
-	assert.Equal(t, int64(5), err.Details["size"])
+	assert.Equal(t, new(int64(5)), err.Size)
 	assert.Equal(t, 1, bounded.store.Len())
 	// A reused output needs no room.
 	d, err = bounded.RetainOutput(Output{Label: "a", Text: "1"})
@@ -194,6 +194,6 @@ func TestRetainOutputChecks(t *testing.T) {
 	_, err := b.RetainOutput(Output{Label: "x", Text: "ok" + strings.Repeat("\xff", 2)})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.NotUTF8, err.Code)
-	assert.Equal(t, int64(2), err.Details["offset"])
+	assert.Equal(t, new(int64(2)), err.Offset)
 	assert.Equal(t, 0, b.store.Len())
 }

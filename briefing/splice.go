@@ -144,7 +144,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 	if s.insert {
 		if s.from < 1 || s.from > count+1 {
 			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
-				"edit %d inserts before line %d outside 1-%d (%d appends)", i, s.from, count+1, count+1).With("lines", count))
+				"edit %d inserts before line %d outside 1-%d (%d appends)", i, s.from, count+1, count+1).With(errcode.Details{Lines: new(count)}))
 		}
 	} else if _, err := r.Text.Lines.Range(s.from, s.to-1); err != nil {
 		return s, b.unresolved(at, err)
@@ -159,7 +159,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 			}
 			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
 				"%s %s %s: edits must be in file order and must not overlap; line numbers refer to %s as stored",
-				s.describe(i), how, prev.describe(i-1), r.ID).With("lines", count))
+				s.describe(i), how, prev.describe(i-1), r.ID).With(errcode.Details{Lines: new(count)}))
 		}
 	}
 

@@ -259,17 +259,10 @@ func (b *Briefing) checkConflict(rel string, base *results.Result) *errcode.Erro
 		rel, base.ID, (*sum)[:12], base.ID, base.Text.Hex()[:12])
 }
 
+// conflict is a conflict error about the file rel, of size bytes and
+// digest sum (nil: null).
 func conflict(rel string, size *int64, sum *string, format string, args ...any) *errcode.Error {
-	err := errcode.New(errcode.Conflict, format, args...).With("path", rel)
-	if size != nil {
-		err = err.With("size", *size)
-	} else {
-		err = err.With("size", nil)
-	}
-	if sum != nil {
-		return err.With("sha256", *sum)
-	}
-	return err.With("sha256", nil)
+	return errcode.New(errcode.Conflict, format, args...).With(errcode.Details{File: &errcode.File{Path: rel, SHA256: sum}, Size: size})
 }
 
 // render is the text content of SPEC section 9: the line
@@ -316,8 +309,12 @@ func moreDiffLines(n int) string {
 }
 
 // AppendJSON appends w's structured content, {"path", "bytes", "sha256",
-// "base", "result", "diff", "budget"}, as json.Marshal writes it.
+// "base", "result", "diff", "budget"}, as json.Marshal writes it. A nil
+// Written is null.
 func (w *Written) AppendJSON(dst []byte) []byte {
+	if w == nil {
+		return append(dst, "null"...)
+	}
 	dst = append(dst, `{"path":`...)
 	dst = limits.AppendJSONString(dst, w.Path, true)
 	dst = append(dst, `,"bytes":`...)
@@ -331,7 +328,7 @@ func (w *Written) AppendJSON(dst []byte) []byte {
 		dst = limits.AppendJSONString(dst, *w.Base, true)
 	}
 	dst = append(dst, `,"result":`...)
-	dst = w.Result.AppendJSON(dst, true)
+	dst = w.Result.AppendJSON(dst)
 	dst = append(dst, `,"diff":`...)
 	dst = limits.AppendJSONString(dst, w.Diff, true)
 	dst = append(dst, `,"budget":`...)

@@ -208,7 +208,7 @@ func TestWriteFileNextEdit(t *testing.T) {
 	_, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r4","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.Conflict, err.Code)
-	assert.Equal(t, map[string]any{"path": "a.txt", "size": int64(19), "sha256": hexSum256("ZERO\none\ntwo\nTHREE\n")}, err.Details)
+	assert.Equal(t, errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("ZERO\none\ntwo\nTHREE\n"))}, Size: new(int64(19))}, err.Details)
 	assert.Equal(t, `file "a.txt" changed since r4 was read: its sha256 is `+hexSum256("ZERO\none\ntwo\nTHREE\n")[:12]+
 		` now, r4's is `+hexSum256("zero\none\ntwo\nTHREE\n")[:12]+`; inspect it again and make the edit from the new result`, err.Msg)
 	assert.False(t, b.Budget().Refused, "a conflict does not refuse the step")
@@ -252,8 +252,8 @@ func TestWriteFileErrors(t *testing.T) {
 		name    string
 		req     WriteRequest
 		code    errcode.Code
-		details map[string]any // the whole details, when given
-		at      string         // for unresolved_edit
+		details *errcode.Details // the whole details, when given
+		at      string           // for unresolved_edit
 		cause   errcode.Code
 		msg     string // a part of the message (the cause's for unresolved_edit)
 		refused bool
@@ -300,13 +300,14 @@ func TestWriteFileErrors(t *testing.T) {
 
 		// The conflict check.
 		{name: "no base over an existing file", req: WriteRequest{Path: str("a.txt"), Text: str("x")}, code: errcode.Conflict,
-			details: map[string]any{"path": "a.txt", "size": int64(14), "sha256": hexSum256("one\ntwo\nthree\n")},
+			details: &errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("one\ntwo\nthree\n"))}, Size: new(int64(14))},
 			msg:     `file "a.txt" exists (14 bytes, sha256=` + hexSum256("one\ntwo\nthree\n")[:12] + `), and write_file never overwrites text you have not seen`},
 		{name: "a base of another file's size", req: WriteRequest{Path: str("dir/d.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
-			details: map[string]any{"path": "dir/d.txt", "size": int64(2), "sha256": nil},
+			details: &errcode.Details{File: &errcode.File{Path: "dir/d.txt"}, Size: new(int64(2))}, // sha256 null: not read
 			msg:     `file "dir/d.txt" changed since r1 was read: it is 2 bytes now, r1 has 14`},
 		{name: "a base whose file is gone", req: WriteRequest{Path: str("gone.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
-			details: map[string]any{"path": "gone.txt", "size": nil, "sha256": nil}, msg: `file "gone.txt" no longer exists, but r1 was read from it`},
+			details: &errcode.Details{File: &errcode.File{Path: "gone.txt"}}, // size and sha256 null
+			msg:     `file "gone.txt" no longer exists, but r1 was read from it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -328,7 +329,7 @@ func TestWriteFileErrors(t *testing.T) {
 				msg = cause.Msg
 			}
 			if tt.details != nil {
-				assert.Equal(t, tt.details, err.Details)
+				assert.Equal(t, *tt.details, err.Details)
 			}
 			assert.Contains(t, msg, tt.msg)
 			assert.Equal(t, tt.refused, b.Budget().Refused, "only unresolved_edit refuses the step")
@@ -359,7 +360,7 @@ func TestWriteFileBudget(t *testing.T) {
 	_, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[]}`), Path: str("c.txt")})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
-	assert.Equal(t, map[string]any{"size": int64(14), "limit": int64(20)}, err.Details)
+	assert.Equal(t, errcode.Details{Size: new(int64(14)), Limit: new(int64(20))}, err.Details)
 	assert.False(t, b.Budget().Refused)
 	assert.NotContains(t, readTree(t, dir), "c.txt")
 	w, err = b.WriteFile(WriteRequest{Text: str(strings.Repeat("x", 100)), Path: str("c.txt")})

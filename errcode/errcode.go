@@ -5,7 +5,10 @@
 // tool result with isError set, never into a protocol fault.
 package errcode
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Code is one of the stable error codes of SPEC section 8.
 type Code string
@@ -39,13 +42,41 @@ const (
 	Unwritable         Code = "unwritable"
 )
 
-// Error is an error the caller can act on. Details uses the names of SPEC
-// section 8 (offset, before, after, lines, size, limit, bytes_left, at,
-// cause); values are int64, string or *Error (for cause).
+// Error is an error the caller can act on: a stable code, a message that
+// says what was wrong with the values involved, and the details of SPEC
+// section 8 that apply. An Error is not changed once made (With returns a
+// copy), so that one may be shared: kept in a variable and returned to
+// every call, or held as another's cause.
 type Error struct {
-	Code    Code
-	Msg     string
-	Details map[string]any
+	Code Code
+	Msg  string
+	Details
+}
+
+// Details are the details of SPEC section 8, a field a name, in the order
+// of their names, which is the order AppendJSON writes them in. A nil
+// field is absent.
+type Details struct {
+	After     *int64  // "after": the character boundary after Offset
+	At        *string // "at": the JSON pointer of an edit's part ("" is the whole arguments)
+	Before    *int64  // "before": the character boundary before Offset
+	BytesLeft *int64  // "bytes_left": the step's escaped bytes left
+	Cause     *Error  // "cause": why the part at At does not resolve
+	Limit     *int64  // "limit": the limit that was passed
+	Lines     *int64  // "lines": the result's line count
+	Offset    *int64  // "offset": a byte position in a text
+	File      *File   // "path" and "sha256": the file of write_file's conflict
+	Size      *int64  // "size": the size in question; with File, null when nil
+}
+
+// File is the file as write_file's conflict check found it (SPEC section
+// 9): its path and its digest. Its size is the error's Size, which an error
+// with a File always shows, as null when the file is missing.
+type File struct {
+	Path string
+	// SHA256 is nil (null) when the file is missing, larger than a result
+	// may be, or of a size other than the base's.
+	SHA256 *string
 }
 
 // New returns an error with the given code and a formatted message.
@@ -53,18 +84,28 @@ func New(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-// With returns e after setting detail name to value; it is meant for chaining
-// right after New.
-func (e *Error) With(name string, value any) *Error {
-	if e.Details == nil {
-		e.Details = make(map[string]any, 2)
-	}
-	e.Details[name] = value
-	return e
+// Offset returns an error with the code, a formatted message and the detail
+// offset.
+func Offset(code Code, offset int64, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Details: Details{Offset: &offset}}
 }
 
-// Error returns the one-line text of SPEC section 8: "error <code>: <message>".
-func (e *Error) Error() string { return "error " + string(e.Code) + ": " + e.Msg }
+// With returns a copy of e whose details are d, in place of any e had; e
+// is left as it was. It is meant for right after New.
+func (e *Error) With(d Details) *Error {
+	c := *e
+	c.Details = d
+	return &c
+}
+
+// Error returns the code and the message, "<code>: <message>". The text
+// content of an error answer is Text.
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Msg }
+
+// Text returns the one-line text of SPEC section 8, "error <code>:
+// <message>": the text content of an error answer, and how a message
+// quotes its cause.
+func (e *Error) Text() string { return "error " + string(e.Code) + ": " + e.Msg }
 
 // Is reports whether target is an *Error with the same code, so that
 // errors.Is compares by code.
@@ -73,7 +114,62 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
-// Offset returns an error with the code, message and an "offset" detail.
-func Offset(code Code, offset int64, format string, args ...any) *Error {
-	return New(code, format, args...).With("offset", offset)
+// Unwrap returns the cause, or nil.
+func (e *Error) Unwrap() error {
+	if e.Cause == nil {
+		return nil
+	}
+	return e.Cause
+}
+
+// AppendJSON appends e as the "error" object of SPEC section 8, {"code",
+// "message", ...details}: the details present, in name order, and a cause
+// in the same form. str appends a string as a JSON string literal; it is
+// the server's (limits.AppendJSONString), which errcode cannot import:
+// limits imports errcode.
+func (e *Error) AppendJSON(dst []byte, str func(dst []byte, s string) []byte) []byte {
+	dst = append(dst, `{"code":`...)
+	dst = str(dst, string(e.Code))
+	dst = append(dst, `,"message":`...)
+	dst = str(dst, e.Msg)
+	d := &e.Details
+	dst = appendInt(dst, `,"after":`, d.After)
+	if d.At != nil {
+		dst = append(dst, `,"at":`...)
+		dst = str(dst, *d.At)
+	}
+	dst = appendInt(dst, `,"before":`, d.Before)
+	dst = appendInt(dst, `,"bytes_left":`, d.BytesLeft)
+	if d.Cause != nil {
+		dst = append(dst, `,"cause":`...)
+		dst = d.Cause.AppendJSON(dst, str)
+	}
+	dst = appendInt(dst, `,"limit":`, d.Limit)
+	dst = appendInt(dst, `,"lines":`, d.Lines)
+	dst = appendInt(dst, `,"offset":`, d.Offset)
+	if f := d.File; f != nil {
+		dst = append(dst, `,"path":`...)
+		dst = str(dst, f.Path)
+		dst = append(dst, `,"sha256":`...)
+		if f.SHA256 == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = str(dst, *f.SHA256)
+		}
+		if d.Size == nil {
+			dst = append(dst, `,"size":null`...)
+		}
+	}
+	dst = appendInt(dst, `,"size":`, d.Size)
+	return append(dst, '}')
+}
+
+// appendInt appends member (a comma, a name and a colon) and *n when n is
+// set.
+func appendInt(dst []byte, member string, n *int64) []byte {
+	if n == nil {
+		return dst
+	}
+	dst = append(dst, member...)
+	return strconv.AppendInt(dst, *n, 10)
 }

@@ -113,13 +113,13 @@ func (b *Budget) StartLookup() *errcode.Error {
 			// begin_step cannot help here, in either step mode: say why no
 			// lookup is answered.
 			return errcode.New(errcode.LookupLimit,
-				"lookups are off: this server runs with --max-lookups 0, so no step allows a lookup").With("limit", int64(0))
+				"lookups are off: this server runs with --max-lookups 0, so no step allows a lookup").With(errcode.Details{Limit: new(int64(0))})
 		}
 		msg := "step %d already made its %d lookups; call begin_step to start a new step"
 		if b.steps == ModelSteps {
 			msg = "step %d already made its %d lookups and is now refused; call begin_step to start a new step with a fresh budget, then repeat this lookup"
 		}
-		return errcode.New(errcode.LookupLimit, msg, b.step, b.cfg.MaxLookups).With("limit", b.cfg.MaxLookups)
+		return errcode.New(errcode.LookupLimit, msg, b.step, b.cfg.MaxLookups).With(errcode.Details{Limit: new(b.cfg.MaxLookups)})
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func (b *Budget) Fits(text []byte) *errcode.Error {
 func (b *Budget) tooLarge(size int64) *errcode.Error {
 	return errcode.New(errcode.LookupTooLarge,
 		"answer is %d bytes, over the %d-byte lookup limit; select less", size, b.cfg.MaxLookupBytes).
-		With("size", size).With("limit", b.cfg.MaxLookupBytes).With("bytes_left", b.bytesLeft())
+		With(errcode.Details{Size: new(size), Limit: new(b.cfg.MaxLookupBytes), BytesLeft: new(b.bytesLeft())})
 }
 
 func (b *Budget) fitsEscaped(escaped int64) *errcode.Error {
@@ -167,7 +167,7 @@ func (b *Budget) fitsEscaped(escaped int64) *errcode.Error {
 		return errcode.New(errcode.StepBytesExhausted,
 			"answer is %d escaped bytes, over the %d left of the step's %d; select less or call begin_step",
 			escaped, b.bytesLeft(), b.cfg.MaxStepBytes).
-			With("size", escaped).With("limit", b.cfg.MaxStepBytes).With("bytes_left", b.bytesLeft())
+			With(errcode.Details{Size: new(escaped), Limit: new(b.cfg.MaxStepBytes), BytesLeft: new(b.bytesLeft())})
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func (b *Budget) ChargeExpand(n int64) *errcode.Error {
 	if n > b.ExpandLeft() {
 		return errcode.New(errcode.ExpansionTooLarge,
 			"expansion is %d bytes, over the %d left of the step's %d", n, b.ExpandLeft(), b.cfg.MaxExpandBytes).
-			With("size", n).With("limit", b.cfg.MaxExpandBytes)
+			With(errcode.Details{Size: new(n), Limit: new(b.cfg.MaxExpandBytes)})
 	}
 	b.expandUsed += n
 	return nil

@@ -164,7 +164,7 @@ func TestBudgetZeroLookups(t *testing.T) {
 		assert.Equal(t, errcode.LookupLimit, err.Code)
 		assert.Equal(t, "lookups are off: this server runs with --max-lookups 0, so no step allows a lookup", err.Msg,
 			"begin_step cannot help, so the message does not send the model there (%s)", steps)
-		assert.Equal(t, map[string]any{"limit": int64(0)}, err.Details)
+		assert.Equal(t, errcode.Details{Limit: new(int64(0))}, err.Details)
 	}
 }
 
@@ -183,13 +183,13 @@ func TestBudgetCharge(t *testing.T) {
 	err = b.Fits([]byte("01234567890"))
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
-	assert.Equal(t, map[string]any{"size": int64(11), "limit": int64(10), "bytes_left": int64(14)}, err.Details)
+	assert.Equal(t, errcode.Details{Size: new(int64(11)), Limit: new(int64(10)), BytesLeft: new(int64(14))}, err.Details)
 
 	// 10 UTF-8 bytes pass the first cap; escaped they are 2 + 10*2 = 22 > 14.
 	_, _, err = b.Charge([]byte("\n\n\n\n\n\n\n\n\n\n"))
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
-	assert.Equal(t, map[string]any{"size": int64(22), "limit": int64(20), "bytes_left": int64(14)}, err.Details)
+	assert.Equal(t, errcode.Details{Size: new(int64(22)), Limit: new(int64(20)), BytesLeft: new(int64(14))}, err.Details)
 	assert.Equal(t, int64(6), b.Snapshot().BytesUsed, "a failed charge adds nothing")
 
 	_, escaped, err = b.Charge([]byte("0123456789"))
@@ -208,6 +208,7 @@ func TestBudgetExpand(t *testing.T) {
 	err := b.ChargeExpand(41)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
+	assert.Equal(t, errcode.Details{Size: new(int64(41)), Limit: new(int64(100))}, err.Details)
 	assert.Equal(t, int64(60), b.Snapshot().ExpandBytesUsed)
 	assert.Equal(t, int64(40), b.Snapshot().ExpandBytesLeft)
 	require.Nil(t, b.ChargeExpand(40))

@@ -97,15 +97,24 @@ func (r *Result) listing() {
 		r.listed = Describe(r.Text, r.Complete, r.Source, Retained{Result: r}, Listed, 0)
 		short := r.listed
 		short.SHA256 = short.SHA256[:12]
-		r.listedText = short.AppendJSON(nil, false)
+		r.listedText = short.appendJSON(nil, false)
 	})
 }
 
-// AppendJSON appends the descriptor's JSON form, as json.Marshal writes it
-// (escapeHTML) or a json.Encoder with SetEscapeHTML(false) does, except that
-// a lone surrogate kept in its 3-byte form is written back as its escape
-// (Source.AppendJSON).
-func (d *Descriptor) AppendJSON(dst []byte, escapeHTML bool) []byte {
+// AppendJSON appends the descriptor's JSON form as json.Marshal writes it,
+// except that a lone surrogate kept in its 3-byte form is written back as
+// its escape (Source.AppendJSON). A nil descriptor is null.
+func (d *Descriptor) AppendJSON(dst []byte) []byte {
+	if d == nil {
+		return append(dst, "null"...)
+	}
+	return d.appendJSON(dst, true)
+}
+
+// appendJSON is AppendJSON with escapeHTML; without, it writes <, > and &
+// as they are, as a json.Encoder with SetEscapeHTML(false) does (the
+// listed text).
+func (d *Descriptor) appendJSON(dst []byte, escapeHTML bool) []byte {
 	str := func(dst []byte, s *string) []byte {
 		if s == nil {
 			return append(dst, "null"...)
@@ -123,7 +132,7 @@ func (d *Descriptor) AppendJSON(dst []byte, escapeHTML bool) []byte {
 	dst = append(dst, `,"complete":`...)
 	dst = strconv.AppendBool(dst, d.Complete)
 	dst = append(dst, `,"source":`...)
-	dst = d.Source.AppendJSON(dst, escapeHTML)
+	dst = d.Source.appendJSON(dst, escapeHTML)
 	dst = append(dst, `,"json":`...)
 	dst = str(dst, d.JSON)
 	if d.Preview != nil {

@@ -33,12 +33,15 @@ type Source struct {
 	DroppedBytes int64   `json:"dropped_bytes,omitempty"`
 }
 
-// AppendJSON appends the source's JSON form, as json.Marshal writes it
-// (escapeHTML) or a json.Encoder with SetEscapeHTML(false) does, except that
-// a lone surrogate kept in its 3-byte form (an at pointer or a path that a
-// client sent with a lone surrogate escape) is written back as that escape
-// (limits.AppendJSONString).
-func (s *Source) AppendJSON(dst []byte, escapeHTML bool) []byte {
+// AppendJSON appends the source's JSON form as json.Marshal writes it,
+// except that a lone surrogate kept in its 3-byte form (an at pointer or a
+// path that a client sent with a lone surrogate escape) is written back as
+// that escape (limits.AppendJSONString).
+func (s *Source) AppendJSON(dst []byte) []byte { return s.appendJSON(dst, true) }
+
+// appendJSON is AppendJSON with escapeHTML; without, it writes <, > and &
+// as they are, as a json.Encoder with SetEscapeHTML(false) does.
+func (s *Source) appendJSON(dst []byte, escapeHTML bool) []byte {
 	dst = append(dst, `{"kind":`...)
 	dst = limits.AppendJSONString(dst, s.Kind, escapeHTML)
 	if s.At != nil {

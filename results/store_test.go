@@ -97,7 +97,7 @@ func TestAnalyzeJSONIndex(t *testing.T) {
 			assert.Nil(t, ix)
 			require.NotNil(t, jerr)
 			assert.Equal(t, errcode.InvalidJSON, jerr.Code)
-			assert.Equal(t, tt.offset, jerr.Details["offset"], jerr.Msg)
+			assert.Equal(t, errcode.Details{Offset: new(tt.offset)}, jerr.Details, jerr.Msg)
 			_, again := r.JSON()
 			assert.Same(t, jerr, again, "the error is found once")
 		})
@@ -109,7 +109,7 @@ func TestAnalyzeNotUTF8(t *testing.T) {
 	_, err := Analyze([]byte("ok\nbad\xff"))
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.NotUTF8, err.Code)
-	assert.Equal(t, int64(6), err.Details["offset"])
+	assert.Equal(t, errcode.Details{Offset: new(int64(6))}, err.Details)
 }
 
 func TestStoreIDsAndReuse(t *testing.T) {

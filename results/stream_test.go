@@ -24,7 +24,7 @@ func checkStream(t *testing.T, data []byte, step int) {
 	if werr != nil {
 		require.NotNil(t, gerr, "step %d: %q accepted", step, data)
 		assert.Equal(t, errcode.NotUTF8, gerr.Code)
-		assert.Equal(t, werr.Details["offset"], gerr.Details["offset"], "step %d: %q", step, data)
+		assert.Equal(t, werr.Details, gerr.Details, "step %d: %q", step, data)
 		return
 	}
 	require.Nil(t, gerr, "step %d: %q", step, data)

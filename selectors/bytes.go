@@ -29,7 +29,7 @@ func ByteRange(data []byte, start, end int64) (Span, *errcode.Error) {
 func rangeError(start, end, size int64) *errcode.Error {
 	return errcode.New(errcode.InvalidRange,
 		"bytes %d-%d outside 0-%d: need 0 <= start <= end <= %d", start, end, size, size).
-		With("size", size)
+		With(errcode.Details{Size: new(size)})
 }
 
 // boundary fails with not_char_boundary when off lies inside a multi-byte
@@ -47,7 +47,7 @@ func boundary(data []byte, off int64) *errcode.Error {
 	}
 	return errcode.New(errcode.NotCharBoundary,
 		"offset %d is inside a multi-byte character; nearest boundaries are %d and %d", off, before, after).
-		With("offset", off).With("before", int64(before)).With("after", int64(after))
+		With(errcode.Details{Offset: new(off), Before: new(int64(before)), After: new(int64(after))})
 }
 
 // IsCharBoundary reports whether off (0 <= off <= len(data)) starts a

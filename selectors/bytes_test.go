@@ -17,24 +17,24 @@ func TestByteRange(t *testing.T) {
 		start, end int64
 		want       string
 		code       errcode.Code
-		details    map[string]any
+		details    errcode.Details
 	}{
-		{"whole", 0, 8, "añb€c", "", nil},
-		{"empty at start", 0, 0, "", "", nil},
-		{"empty at end", 8, 8, "", "", nil},
-		{"multi-byte char", 1, 3, "ñ", "", nil},
-		{"negative start", -1, 3, "", errcode.InvalidRange, map[string]any{"size": int64(8)}},
-		{"start past size", 9, 9, "", errcode.InvalidRange, map[string]any{"size": int64(8)}},
-		{"end before start", 3, 1, "", errcode.InvalidRange, map[string]any{"size": int64(8)}},
-		{"end past size", 0, 9, "", errcode.InvalidRange, map[string]any{"size": int64(8)}},
+		{"whole", 0, 8, "añb€c", "", errcode.Details{}},
+		{"empty at start", 0, 0, "", "", errcode.Details{}},
+		{"empty at end", 8, 8, "", "", errcode.Details{}},
+		{"multi-byte char", 1, 3, "ñ", "", errcode.Details{}},
+		{"negative start", -1, 3, "", errcode.InvalidRange, errcode.Details{Size: new(int64(8))}},
+		{"start past size", 9, 9, "", errcode.InvalidRange, errcode.Details{Size: new(int64(8))}},
+		{"end before start", 3, 1, "", errcode.InvalidRange, errcode.Details{Size: new(int64(8))}},
+		{"end past size", 0, 9, "", errcode.InvalidRange, errcode.Details{Size: new(int64(8))}},
 		{"start inside char", 2, 3, "", errcode.NotCharBoundary,
-			map[string]any{"offset": int64(2), "before": int64(1), "after": int64(3)}},
+			errcode.Details{Offset: new(int64(2)), Before: new(int64(1)), After: new(int64(3))}},
 		{"end inside char", 3, 6, "", errcode.NotCharBoundary,
-			map[string]any{"offset": int64(6), "before": int64(4), "after": int64(7)}},
+			errcode.Details{Offset: new(int64(6)), Before: new(int64(4)), After: new(int64(7))}},
 		// SPEC 4: start's range, then its boundary, then end's range.
 		{"start boundary before end range", 2, 99, "", errcode.NotCharBoundary,
-			map[string]any{"offset": int64(2), "before": int64(1), "after": int64(3)}},
-		{"end range before end boundary", 3, 99, "", errcode.InvalidRange, map[string]any{"size": int64(8)}},
+			errcode.Details{Offset: new(int64(2)), Before: new(int64(1)), After: new(int64(3))}},
+		{"end range before end boundary", 3, 99, "", errcode.InvalidRange, errcode.Details{Size: new(int64(8))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,7 +56,7 @@ func TestByteRangeMessage(t *testing.T) {
 	t.Parallel()
 	_, err := ByteRange([]byte("abc"), 2, 7)
 	require.NotNil(t, err)
-	assert.Equal(t, "error invalid_range: bytes 2-7 outside 0-3: need 0 <= start <= end <= 3", err.Error())
+	assert.Equal(t, "error invalid_range: bytes 2-7 outside 0-3: need 0 <= start <= end <= 3", err.Text())
 }
 
 func TestCharBoundaries(t *testing.T) {

@@ -11,10 +11,10 @@ func ExampleByteRange() {
 	span, err := selectors.ByteRange(data, 1, 3)
 	fmt.Printf("%q %v\n", data[span.Start:span.End], err == nil)
 	_, err = selectors.ByteRange(data, 2, 3)
-	fmt.Println(err, err.Details["before"], err.Details["after"])
+	fmt.Println(err, *err.Before, *err.After)
 	// Output:
 	// "ñ" true
-	// error not_char_boundary: offset 2 is inside a multi-byte character; nearest boundaries are 1 and 3 1 3
+	// not_char_boundary: offset 2 is inside a multi-byte character; nearest boundaries are 1 and 3 1 3
 }
 
 func ExampleLines_Range() {
@@ -26,7 +26,7 @@ func ExampleLines_Range() {
 	fmt.Println(err)
 	// Output:
 	// 3 lines; "one\r\ntwo\n"
-	// error invalid_range: lines 2-9 outside 1-3
+	// invalid_range: lines 2-9 outside 1-3
 }
 
 func ExampleFind() {

@@ -66,7 +66,7 @@ func scanText(data []byte, at int) (Lines, *errcode.Error) {
 	n := len(data)
 	if n > MaxSize {
 		return Lines{}, errcode.New(errcode.TooLarge, "%d bytes is over the %d bytes a result can hold", n, int64(MaxSize)).
-			With("size", int64(n)).With("limit", int64(MaxSize))
+			With(errcode.Details{Size: new(int64(n)), Limit: new(int64(MaxSize))})
 	}
 	marks := make([]lineMark, (n+lineBlock-1)/lineBlock)
 	first := lineScan{data: data, marks: marks}
@@ -464,13 +464,13 @@ func (l Lines) rangeError(first, last int64) *errcode.Error {
 	n := int64(l.count)
 	if n == 0 {
 		return errcode.New(errcode.InvalidRange, "lines %d-%d outside an empty result: it has no lines", first, last).
-			With("lines", n)
+			With(errcode.Details{Lines: new(n)})
 	}
 	if first >= 1 && first <= n && last < first {
 		// Both may lie inside the result (or last be 0, as a cleared form
 		// field sends it): "outside" would not say what is wrong.
 		return errcode.New(errcode.InvalidRange, "lines %d-%d: first is after last; need 1 <= first <= last <= %d",
-			first, last, n).With("lines", n)
+			first, last, n).With(errcode.Details{Lines: new(n)})
 	}
-	return errcode.New(errcode.InvalidRange, "lines %d-%d outside 1-%d", first, last, n).With("lines", n)
+	return errcode.New(errcode.InvalidRange, "lines %d-%d outside 1-%d", first, last, n).With(errcode.Details{Lines: new(n)})
 }

@@ -60,7 +60,7 @@ func TestLineRange(t *testing.T) {
 			if tt.code != "" {
 				require.NotNil(t, err)
 				assert.Equal(t, tt.code, err.Code)
-				assert.Equal(t, map[string]any{"lines": int64(3)}, err.Details)
+				assert.Equal(t, errcode.Details{Lines: new(int64(3))}, err.Details)
 				return
 			}
 			require.Nil(t, err)
@@ -88,15 +88,15 @@ func TestLineRangeMessages(t *testing.T) {
 			t.Parallel()
 			_, err := l.Range(tt.first, tt.last)
 			require.NotNil(t, err)
-			assert.Equal(t, tt.want, err.Error())
-			assert.Equal(t, map[string]any{"lines": int64(84)}, err.Details)
+			assert.Equal(t, tt.want, err.Text())
+			assert.Equal(t, errcode.Details{Lines: new(int64(84))}, err.Details)
 		})
 	}
 	empty, _ := ScanText(nil)
 	_, err := empty.Range(1, 1)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.InvalidRange, err.Code)
-	assert.Equal(t, map[string]any{"lines": int64(0)}, err.Details)
+	assert.Equal(t, errcode.Details{Lines: new(int64(0))}, err.Details)
 }
 
 func TestLineContent(t *testing.T) {
@@ -137,7 +137,7 @@ func TestScanTextNotUTF8(t *testing.T) {
 			_, err := ScanText(tt.data)
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.NotUTF8, err.Code)
-			assert.Equal(t, tt.want, err.Details["offset"])
+			assert.Equal(t, errcode.Details{Offset: new(tt.want)}, err.Details)
 		})
 	}
 }
@@ -227,7 +227,7 @@ func FuzzLineRange(f *testing.F) {
 		l, err := ScanText(data)
 		if !utf8.Valid(data) {
 			require.NotNil(t, err, "invalid UTF-8 accepted")
-			require.Equal(t, int64(firstInvalidRef(data)), err.Details["offset"])
+			require.Equal(t, errcode.Details{Offset: new(int64(firstInvalidRef(data)))}, err.Details)
 			return
 		}
 		require.Nil(t, err)

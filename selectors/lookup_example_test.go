@@ -31,9 +31,9 @@ func ExampleLookup() {
 	// /users/0/id: number 1.50
 	// /users/1/name: string "Linus"
 	// /a~1b/~0: boolean true
-	// error pointer_not_found: token "2" at /users: array index out of range; it has 2 elements (0-1)
-	// error invalid_pointer: token "01" at /users: an array index is 0 or a decimal without leading zeros (or "-")
-	// error pointer_not_found: token "x" at /users/0: object has no member "x"; it has 2 members: "name", "id"
+	// pointer_not_found: token "2" at /users: array index out of range; it has 2 elements (0-1)
+	// invalid_pointer: token "01" at /users: an array index is 0 or a decimal without leading zeros (or "-")
+	// pointer_not_found: token "x" at /users/0: object has no member "x"; it has 2 members: "name", "id"
 }
 
 func ExampleParsePointer() {
@@ -48,6 +48,6 @@ func ExampleParsePointer() {
 	// Output:
 	// "/a~1b/~01" -> tokens ["a/b" "~1"], plain form /a~1b/~01
 	// "#/a%20b/%7E0" -> tokens ["a b" "~"], plain form /a b/~0
-	// error invalid_pointer: pointer "a/b" must be "" or start with "/" (or be a URI fragment starting with "#")
-	// error invalid_pointer: pointer "/~2": "~" at offset 1 must be followed by 0 or 1 ("~0" is "~", "~1" is "/")
+	// invalid_pointer: pointer "a/b" must be "" or start with "/" (or be a URI fragment starting with "#")
+	// invalid_pointer: pointer "/~2": "~" at offset 1 must be followed by 0 or 1 ("~0" is "~", "~1" is "/")
 }

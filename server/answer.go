@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
-	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -24,7 +22,7 @@ func success(text string, structured any) *mcp.CallToolResult {
 // {"error": {...}, "budget"?} and the one-line text "error <code>: <message>".
 func failure(err *errcode.Error, budget *limits.Snapshot) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(err.Error())},
+		Content:           []mcp.Content{mcp.NewTextContent(err.Text())},
 		StructuredContent: failureBody{errorJSON(err), budget},
 		IsError:           true,
 	}
@@ -36,32 +34,25 @@ type failureBody struct {
 	Budget *limits.Snapshot `json:"budget,omitempty"`
 }
 
-// errorJSON renders an error as {"code", "message", ...details}, details in
-// name order; a cause is rendered the same way.
-func errorJSON(err *errcode.Error) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteString(`{"code":`)
-	b.Write(marshal(err.Code))
-	b.WriteString(`,"message":`)
-	b.Write(marshal(err.Msg))
-	keys := make([]string, 0, len(err.Details))
-	for k := range err.Details {
-		keys = append(keys, k)
+// AppendJSON appends the body as json.Marshal writes it. Its "error" is
+// errorJSON's output: compact already, so nesting leaves it as it is.
+func (f failureBody) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"error":`...)
+	if f.Error == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, f.Error...)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		b.WriteByte(',')
-		b.Write(marshal(k))
-		b.WriteByte(':')
-		if cause, ok := err.Details[k].(*errcode.Error); ok {
-			b.Write(errorJSON(cause))
-		} else {
-			b.Write(marshal(err.Details[k]))
-		}
+	if f.Budget != nil {
+		dst = append(dst, `,"budget":`...)
+		dst = f.Budget.AppendJSON(dst)
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(dst, '}')
 }
+
+// errorJSON renders an error as {"code", "message", ...details}, its
+// strings written by appendString.
+func errorJSON(err *errcode.Error) json.RawMessage { return err.AppendJSON(nil, appendString) }
 
 // marshal is json.Marshal, but strings are written by appendString, which
 // gives lone surrogates back as their escapes.

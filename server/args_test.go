@@ -126,11 +126,11 @@ func TestDecodeArgsNotUTF8Offset(t *testing.T) {
 	err := decodeArgs([]byte(`{"name":"a","paths":[],"text":"é\n\udc00"}`), &got)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.NotUTF8, err.Code)
-	assert.Equal(t, map[string]any{"offset": int64(3)}, err.Details)
+	assert.Equal(t, errcode.Details{Offset: new(int64(3))}, err.Details)
 
 	err = decodeArgs([]byte("{\"name\":\"a\",\"paths\":[],\"text\":\"\\u00e9x\xfe\"}"), &got)
 	require.NotNil(t, err)
-	assert.Equal(t, map[string]any{"offset": int64(3)}, err.Details)
+	assert.Equal(t, errcode.Details{Offset: new(int64(3))}, err.Details)
 }
 
 func TestDecodeArgsMessages(t *testing.T) {

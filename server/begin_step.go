@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 
@@ -21,23 +20,35 @@ type stepAnswer struct {
 	Limits orderedInts `json:"limits"`
 }
 
-// orderedInts marshals as a JSON object that keeps its order.
+// AppendJSON appends the answer as json.Marshal writes it.
+func (s stepAnswer) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"step":`...)
+	dst = strconv.AppendInt(dst, s.Step, 10)
+	dst = append(dst, `,"limits":`...)
+	dst = s.Limits.AppendJSON(dst)
+	return append(dst, '}')
+}
+
+// orderedInts is a JSON object that keeps its order, which a map would
+// not: its MarshalJSON is AppendJSON's encoding.
 type orderedInts []limits.Limit
 
-func (o orderedInts) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+// AppendJSON appends the limits as one object, by name, in their order.
+func (o orderedInts) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
 	for i, l := range o {
 		if i > 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		b.Write(marshal(l.Name))
-		b.WriteByte(':')
-		b.WriteString(strconv.FormatInt(l.Value, 10))
+		dst = appendString(dst, l.Name)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, l.Value, 10)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(dst, '}')
 }
+
+// MarshalJSON is AppendJSON's encoding.
+func (o orderedInts) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
 
 // beginStepDescription says who calls begin_step (SPEC section 5): the
 // governing client, or with --steps model the model itself, told when.

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/limits"
-	"github.com/loom-results/loom-results/results"
 )
 
 // appendMessage appends the JSON of v, one JSON-RPC message, to dst: the
@@ -25,9 +22,9 @@ import (
 // by reflection, once more. appendMessage writes the envelope and a
 // CallToolResult in one pass, escaping each string once (a selection's
 // text, which the structured content repeats, is copied as escaped for the
-// content), and encodes the structured content of the tools' own answer
-// types by hand; any other message or value goes to json.Marshal. The
-// tests (encode_test.go) hold both to equal bytes.
+// content), and has the tools' answer types write their own structured
+// content (jsonAppender); any other message or value goes to json.Marshal.
+// The tests (encode_test.go) hold both to equal bytes.
 //
 // On an error dst is returned as it was.
 func appendMessage(dst []byte, v any) ([]byte, error) {
@@ -95,10 +92,13 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"content":[`...)
-	// The escaped span of the only text item, for a structured content that
-	// repeats the text (a selection's "text").
-	var text textSpan
-	sel, _ := r.StructuredContent.(*briefing.Selection)
+	// A structured content that repeats the text and holds it escaped
+	// already (a selection's "text", escaped when it was measured).
+	var quotedText string
+	var quoted []byte
+	if q, ok := r.StructuredContent.(quotedTexter); ok {
+		quotedText, quoted = q.QuotedText()
+	}
 	for i, c := range r.Content {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -107,15 +107,10 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 			dst = append(dst, `{"type":`...)
 			dst = appendString(dst, t.Type)
 			dst = append(dst, `,"text":`...)
-			start := len(dst)
-			if sel != nil && sel.Quoted != nil && t.Text == sel.Text {
-				// The selection's text, escaped when it was measured.
-				dst = append(dst, sel.Quoted...)
+			if quoted != nil && t.Text == quotedText {
+				dst = append(dst, quoted...)
 			} else {
 				dst = appendString(dst, t.Text)
-			}
-			if len(r.Content) == 1 {
-				text = textSpan{t.Text, start, len(dst)}
 			}
 			dst = append(dst, '}')
 			continue
@@ -137,7 +132,7 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 	}
 	if r.StructuredContent != nil {
 		dst = append(dst, `,"structuredContent":`...)
-		dst, err = appendStructured(dst, r.StructuredContent, text)
+		dst, err = appendStructured(dst, r.StructuredContent)
 		if err != nil {
 			return dst, err
 		}
@@ -145,19 +140,11 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 	return append(dst, "}}"...), nil
 }
 
-// textSpan is a string and where its escaped form lies in the output.
-type textSpan struct {
-	s          string
-	start, end int
-}
-
-// appendText appends s escaped; when s is the string of span, it copies
-// the escaped bytes already written instead of escaping s again.
-func appendText(dst []byte, s string, span textSpan) []byte {
-	if span.end > span.start && len(s) == len(span.s) && s == span.s {
-		return append(dst, dst[span.start:span.end]...)
-	}
-	return appendString(dst, s)
+// quotedTexter is structured content that repeats the answer's text and
+// holds it escaped (briefing.Selection): the text content copies those
+// bytes instead of escaping the text again.
+type quotedTexter interface {
+	QuotedText() (text string, quoted []byte)
 }
 
 // appendID writes a request ID as RequestId.MarshalJSON does: its value
@@ -218,33 +205,12 @@ func appendFloat(dst []byte, f float64) []byte {
 }
 
 // appendStructured writes a tool's structured content as json.Marshal
-// does. The answer types of the lookups, list_results, retain_output,
-// begin_step and errors are written by hand; any other value is marshalled
-// once (json.Marshal nests a value's encoding unchanged).
-func appendStructured(dst []byte, v any, text textSpan) ([]byte, error) {
-	switch s := v.(type) {
-	case *briefing.Selection:
-		if s != nil {
-			return appendSelection(dst, s, text)
-		}
-	case *briefing.Page:
-		if s != nil {
-			return appendPage(dst, s), nil
-		}
-	case *results.Descriptor:
-		if s != nil {
-			return appendDescriptor(dst, s), nil
-		}
-	case failureBody:
-		return appendFailure(dst, s), nil
-	case inspectAnswer:
-		return appendInspect(dst, s), nil
-	case stepAnswer:
-		return appendStepAnswer(dst, s), nil
-	case expandAnswer:
-		return appendExpandAnswer(dst, s), nil
-	case jsonAppender:
-		return s.AppendJSON(dst), nil
+// does. The tools' answer types encode themselves (jsonAppender); any
+// other value is marshalled once (json.Marshal nests a value's encoding
+// unchanged).
+func appendStructured(dst []byte, v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		return a.AppendJSON(dst), nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -253,150 +219,12 @@ func appendStructured(dst []byte, v any, text textSpan) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
-// jsonAppender is an answer type that encodes itself as json.Marshal
-// would (its MarshalJSON derives from AppendJSON).
+// jsonAppender is an answer type that encodes itself: AppendJSON writes
+// the bytes json.Marshal writes for it (where those would differ, as for
+// a type without json tags, its MarshalJSON derives from AppendJSON), a
+// nil pointer as null, and a lone surrogate kept in its 3-byte form as its
+// escape (appendString).
 type jsonAppender interface{ AppendJSON(dst []byte) []byte }
-
-// appendSelection writes a briefing.Selection. Its text is most often the
-// content's text, whose escaped bytes are copied.
-func appendSelection(dst []byte, s *briefing.Selection, text textSpan) ([]byte, error) {
-	dst = append(dst, `{"result":`...)
-	dst = appendString(dst, s.Result)
-	dst = append(dst, `,"sha256":`...)
-	dst = appendString(dst, s.SHA256)
-	dst = append(dst, `,"selection":`...)
-	switch sel := s.Selection.(type) {
-	case briefing.ByteSelection:
-		dst = append(dst, `{"start":`...)
-		dst = strconv.AppendInt(dst, sel.Start, 10)
-		dst = append(dst, `,"end":`...)
-		dst = strconv.AppendInt(dst, sel.End, 10)
-		dst = append(dst, '}')
-	case briefing.LineSelection:
-		dst = append(dst, `{"first":`...)
-		dst = strconv.AppendInt(dst, sel.First, 10)
-		dst = append(dst, `,"last":`...)
-		dst = strconv.AppendInt(dst, sel.Last, 10)
-		if sel.Numbered {
-			dst = append(dst, `,"numbered":true`...)
-		}
-		dst = append(dst, '}')
-	case briefing.PointerSelection:
-		dst = append(dst, `{"pointer":`...)
-		dst = appendString(dst, sel.Pointer)
-		dst = append(dst, `,"as":`...)
-		dst = appendString(dst, sel.As)
-		dst = append(dst, '}')
-	default:
-		b, err := json.Marshal(sel)
-		if err != nil {
-			return dst, err
-		}
-		dst = append(dst, b...)
-	}
-	if s.Type != "" {
-		dst = append(dst, `,"type":`...)
-		dst = appendString(dst, s.Type)
-	}
-	dst = append(dst, `,"text":`...)
-	dst = appendText(dst, s.Text, text)
-	dst = append(dst, `,"bytes":`...)
-	dst = strconv.AppendInt(dst, s.Bytes, 10)
-	dst = append(dst, `,"escaped_bytes":`...)
-	dst = strconv.AppendInt(dst, s.EscapedBytes, 10)
-	dst = append(dst, `,"budget":`...)
-	dst = appendSnapshot(dst, &s.Budget)
-	return append(dst, '}'), nil
-}
-
-// appendSnapshot writes a limits.Snapshot.
-func appendSnapshot(dst []byte, s *limits.Snapshot) []byte { return s.AppendJSON(dst) }
-
-// appendPage writes list_results' briefing.Page (its Text is not a member).
-func appendPage(dst []byte, p *briefing.Page) []byte {
-	dst = append(dst, `{"page":`...)
-	dst = strconv.AppendInt(dst, p.Page, 10)
-	dst = append(dst, `,"pages":`...)
-	dst = strconv.AppendInt(dst, p.Pages, 10)
-	dst = append(dst, `,"total":`...)
-	dst = strconv.AppendInt(dst, p.Total, 10)
-	dst = append(dst, `,"results":`...)
-	if p.Results == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range p.Results {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendDescriptor(dst, &p.Results[i])
-		}
-		dst = append(dst, ']')
-	}
-	dst = append(dst, `,"next":`...)
-	dst = appendIntPtr(dst, p.Next)
-	if p.Budget != nil {
-		dst = append(dst, `,"budget":`...)
-		dst = appendSnapshot(dst, p.Budget)
-	}
-	return append(dst, '}')
-}
-
-// appendDescriptor writes a results.Descriptor.
-func appendDescriptor(dst []byte, d *results.Descriptor) []byte {
-	return d.AppendJSON(dst, true)
-}
-
-// appendInspect writes inspect's structured content: each entry a
-// descriptor, or {"path", "error"}.
-func appendInspect(dst []byte, a inspectAnswer) []byte {
-	dst = append(dst, `{"results":`...)
-	if a.Results == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i, e := range a.Results {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if e.Descriptor != nil {
-				dst = appendDescriptor(dst, e.Descriptor)
-				continue
-			}
-			dst = append(dst, '{')
-			if e.Path != nil {
-				dst = append(dst, `"path":`...)
-				dst = appendString(dst, *e.Path)
-				if e.Error != nil {
-					dst = append(dst, ',')
-				}
-			}
-			if e.Error != nil {
-				dst = append(dst, `"error":`...)
-				dst = append(dst, e.Error...)
-			}
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
-	}
-	return append(dst, '}')
-}
-
-// appendExpandAnswer writes expand_edit's structured content. Its
-// arguments are an edit's whole text (up to --max-expand-bytes and more):
-// written in one pass into room made once, where json.Marshal would
-// compact them into a buffer of its own, copy that, and have it copied
-// again.
-func appendExpandAnswer(dst []byte, a expandAnswer) []byte {
-	dst = slices.Grow(dst, len(a.Arguments)+len(a.Expansions)+len(`{"arguments":,"expansions":,"budget":}`)+256)
-	dst = append(dst, `{"arguments":`...)
-	dst = appendCompactHTML(dst, a.Arguments)
-	dst = append(dst, `,"expansions":`...)
-	dst = appendCompactHTML(dst, a.Expansions)
-	dst = append(dst, `,"budget":`...)
-	dst = appendSnapshot(dst, &a.Budget)
-	return append(dst, '}')
-}
 
 // appendCompactHTML appends valid JSON as json.Marshal nests a
 // json.RawMessage: white space outside strings dropped, '<', '>' and '&'
@@ -440,78 +268,6 @@ func appendCompactHTML(dst, src []byte) []byte {
 		}
 	}
 	return append(dst, src[start:]...)
-}
-
-// appendExpansions writes expand_edit's expansions.
-func appendExpansions(dst []byte, xs []briefing.Expansion) []byte {
-	if xs == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i, x := range xs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"at":`...)
-		dst = appendString(dst, x.At)
-		dst = append(dst, `,"bytes":`...)
-		dst = strconv.AppendInt(dst, x.Bytes, 10)
-		dst = append(dst, `,"sha256":`...)
-		dst = appendString(dst, x.SHA256)
-		dst = append(dst, `,"parts":`...)
-		dst = strconv.AppendInt(dst, int64(x.Parts), 10)
-		dst = append(dst, `,"result":`...)
-		dst = appendStringPtr(dst, x.Result)
-		dst = append(dst, '}')
-	}
-	return append(dst, ']')
-}
-
-// appendFailure writes the structured content of an error answer. Its
-// "error" is errorJSON's output, made of json.Marshal's: compact already,
-// so nesting it leaves it as it is.
-func appendFailure(dst []byte, f failureBody) []byte {
-	dst = append(dst, `{"error":`...)
-	if f.Error == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, f.Error...)
-	}
-	if f.Budget != nil {
-		dst = append(dst, `,"budget":`...)
-		dst = appendSnapshot(dst, f.Budget)
-	}
-	return append(dst, '}')
-}
-
-// appendStepAnswer writes begin_step's structured content.
-func appendStepAnswer(dst []byte, s stepAnswer) []byte {
-	dst = append(dst, `{"step":`...)
-	dst = strconv.AppendInt(dst, s.Step, 10)
-	dst = append(dst, `,"limits":{`...)
-	for i, l := range s.Limits {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendString(dst, l.Name)
-		dst = append(dst, ':')
-		dst = strconv.AppendInt(dst, l.Value, 10)
-	}
-	return append(dst, "}}"...)
-}
-
-func appendStringPtr(dst []byte, s *string) []byte {
-	if s == nil {
-		return append(dst, "null"...)
-	}
-	return appendString(dst, *s)
-}
-
-func appendIntPtr(dst []byte, n *int64) []byte {
-	if n == nil {
-		return append(dst, "null"...)
-	}
-	return strconv.AppendInt(dst, *n, 10)
 }
 
 // appendString writes s as a JSON string as json.Marshal does, except that

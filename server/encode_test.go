@@ -472,10 +472,11 @@ func TestAppendMessageSynthetic(t *testing.T) {
 		other.Text, other.Type, other.Selection = text+"!", "string<>", briefing.PointerSelection{Pointer: "/a~1<b>", As: text}
 		lines := *sel
 		lines.Selection = briefing.LineSelection{First: 1, Last: 2}
-		odd := *sel
-		odd.Selection = map[string]any{"z": text, "a": 1}
-		errText := errcode.New(errcode.InvalidArgument, "bad %q", text)
-		errText.Details = map[string]any{"z": text, "a": int64(1), "cause": errcode.New(errcode.NotFound, "%s", text)}
+		none := *sel
+		none.Selection = nil
+		errText := errcode.New(errcode.InvalidArgument, "bad %q", text).With(errcode.Details{
+			At: &text, Lines: new(int64(1)), Cause: errcode.New(errcode.NotFound, "%s", text), File: &errcode.File{Path: text, SHA256: &text},
+		})
 		meta := &mcp.CallToolResult{
 			Result:  mcp.Result{Meta: &mcp.Meta{ProgressToken: text, AdditionalFields: map[string]any{"k<": text}}, ResultType: mcp.ResultTypeComplete},
 			Content: []mcp.Content{mcp.NewTextContent(text), mcp.NewTextContent(text)}, StructuredContent: sel,
@@ -488,7 +489,7 @@ func TestAppendMessageSynthetic(t *testing.T) {
 			StructuredContent: json.RawMessage("{ \"a\" : [ 1 , \"<\u2028>\" ] }"),
 		}
 		values = append(values,
-			success(text, nil), success(text, sel), success(text, &other), success(text, &lines), success(text, &odd),
+			success(text, nil), success(text, sel), success(text, &other), success(text, &lines), success(text, &none),
 			success(text, &briefing.Page{Page: 1, Pages: 2, Total: 3, Results: []results.Descriptor{full, bare}, Next: &next, Budget: &snap, Text: text}),
 			success(text, &briefing.Page{Results: []results.Descriptor{}}), success(text, &briefing.Page{}),
 			success(text, &full), success(text, &bare), success(text, stepAnswer{Step: 3, Limits: limits.Defaults().Step()}),
@@ -533,7 +534,6 @@ func TestAppendMessageSynthetic(t *testing.T) {
 	for _, bad := range []any{
 		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(math.NaN()), success("x", nil)),
 		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), success("x", map[string]any{"f": math.Inf(1)})),
-		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), success("x", &briefing.Selection{Selection: func() {}})),
 		rpcError(math.Inf(-1), 1, "x"),
 	} {
 		_, want := json.Marshal(bad)
@@ -633,9 +633,9 @@ func TestAppendStringSurrogates(t *testing.T) {
 	}
 }
 
-// TestEncodedShapes pins the members of every type appendMessage writes
-// by hand: a member added upstream must be added to the encoder too (the
-// differential tests then check its bytes).
+// TestEncodedShapes pins the members of every type written by hand, by
+// appendMessage or by its own AppendJSON: a member added must be added to
+// its encoder too (the differential tests then check its bytes).
 func TestEncodedShapes(t *testing.T) {
 	t.Parallel()
 	shape := func(v any) string {
@@ -643,7 +643,7 @@ func TestEncodedShapes(t *testing.T) {
 		var walk func(reflect.Type, string)
 		walk = func(rt reflect.Type, prefix string) {
 			for f := range rt.Fields() {
-				if f.Anonymous && f.Tag.Get("json") == "" {
+				if f.Anonymous && f.Tag.Get("json") == "" && f.Type.Kind() == reflect.Struct {
 					walk(f.Type, prefix+f.Name+".")
 					continue
 				}
@@ -665,7 +665,7 @@ func TestEncodedShapes(t *testing.T) {
 			"Content []mcp.Content content; StructuredContent interface {} structuredContent,omitempty; " +
 			"RawStructuredContent json.RawMessage -; IsError bool isError,omitempty"},
 		{mcp.TextContent{}, "Annotated.Annotations *mcp.Annotations annotations,omitempty; Meta *mcp.Meta _meta,omitempty; Type string type; Text string text"},
-		{briefing.Selection{}, "Result string result; SHA256 string sha256; Selection interface {} selection; Type string type,omitempty; " +
+		{briefing.Selection{}, "Result string result; SHA256 string sha256; Selection briefing.Selector selection; Type string type,omitempty; " +
 			"Text string text; Bytes int64 bytes; EscapedBytes int64 escaped_bytes; Budget limits.Snapshot budget; Quoted []uint8 -"},
 		{briefing.ByteSelection{}, "Start int64 start; End int64 end"},
 		{briefing.LineSelection{}, "First int64 first; Last int64 last; Numbered bool numbered,omitempty"},
@@ -680,19 +680,48 @@ func TestEncodedShapes(t *testing.T) {
 		{limits.Snapshot{}, "Step int64 step; LookupsUsed int64 lookups_used; LookupsLeft int64 lookups_left; BytesUsed int64 bytes_used; " +
 			"BytesLeft int64 bytes_left; ExpandBytesUsed int64 expand_bytes_used; ExpandBytesLeft int64 expand_bytes_left; Refused bool refused"},
 		{limits.Limit{}, "Name string ; Value int64 "},
+		{briefing.Expansion{}, "At string at; Bytes int64 bytes; SHA256 string sha256; Parts int parts; Result *string result"},
+		{briefing.Written{}, "Path string ; Bytes int64 ; SHA256 string ; Base *string ; Result results.Descriptor ; Diff string ; " +
+			"Budget limits.Snapshot ; Text string ; lines int64 "},
 		{failureBody{}, "Error json.RawMessage error; Budget *limits.Snapshot budget,omitempty"},
+		{inspectAnswer{}, "Results []server.inspectEntry results"},
+		{inspectEntry{}, "Descriptor *results.Descriptor ; Path *string path,omitempty; Error json.RawMessage error,omitempty"},
 		{stepAnswer{}, "Step int64 step; Limits server.orderedInts limits"},
+		{expandAnswer{}, "Arguments json.RawMessage arguments; Expansions []briefing.Expansion expansions; Budget limits.Snapshot budget"},
 	} {
 		assert.Equal(t, c.want, shape(c.v), "%T", c.v)
 	}
-	// The types with their own MarshalJSON, which the encoder must mirror
-	// or leave to json.Marshal.
+	// The types json.Marshal reaches by reflection, so that the twins
+	// check the encoder and every AppendJSON against it: a MarshalJSON
+	// here (one derived from AppendJSON) would hold AppendJSON to itself.
+	// Written (no json tags) and orderedInts (an ordered object) derive
+	// theirs from AppendJSON, and failureBody's "error" is errorJSON's, both
+	// sides alike: errcode's tests check those bytes.
 	marshaler := reflect.TypeFor[json.Marshaler]()
 	for _, v := range []any{briefing.Selection{}, briefing.Page{}, results.Descriptor{}, results.Source{}, limits.Snapshot{},
-		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, mcp.JSONRPCResponse{}, mcp.JSONRPCError{},
-		mcp.JSONRPCErrorDetails{}, mcp.TextContent{}} {
+		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, briefing.Expansion{},
+		failureBody{}, inspectAnswer{}, inspectEntry{}, stepAnswer{}, expandAnswer{},
+		mcp.JSONRPCResponse{}, mcp.JSONRPCError{}, mcp.JSONRPCErrorDetails{}, mcp.TextContent{}} {
 		rt := reflect.TypeOf(v)
 		assert.False(t, rt.Implements(marshaler) || reflect.PointerTo(rt).Implements(marshaler), "%s has a MarshalJSON", rt)
+	}
+}
+
+// TestAnswersEncodeThemselves: the answer types stay jsonAppenders, so
+// that none is left to json.Marshal by a changed signature: it would write
+// a lone surrogate escape that a client sent as U+FFFD, a difference the
+// twins' asMarshal hides. (find's briefing.Found is marshalled: its
+// strings are a result's ID, digest and lines, all valid UTF-8.)
+func TestAnswersEncodeThemselves(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{&briefing.Selection{}, &briefing.Page{}, &results.Descriptor{}, &briefing.Written{},
+		failureBody{}, inspectAnswer{}, stepAnswer{}, expandAnswer{}} {
+		_, ok := v.(jsonAppender)
+		assert.True(t, ok, "%T", v)
+	}
+	for _, v := range []briefing.Selector{briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}} {
+		_, ok := v.(jsonAppender)
+		assert.True(t, ok, "%T", v)
 	}
 }
 
@@ -727,13 +756,14 @@ var compactHTMLCases = []string{
 func TestAppendExpandAnswer(t *testing.T) {
 	t.Parallel()
 	snap := limits.Snapshot{Step: 2, LookupsUsed: 1, ExpandBytesUsed: 5}
-	exp := appendExpansions(nil, []briefing.Expansion{{At: "/a<b>", Bytes: 3, SHA256: "ab", Parts: 1}})
+	r := "r7"
+	exp := []briefing.Expansion{{At: "/a<b>", Bytes: 3, SHA256: "ab", Parts: 1}, {At: "", Bytes: 0, SHA256: "cd&", Parts: 2, Result: &r}}
 	for _, args := range compactHTMLCases {
 		t.Run(args, func(t *testing.T) {
-			for _, a := range []expandAnswer{{json.RawMessage(args), exp, snap}, {json.RawMessage(args), nil, snap}} {
+			for _, a := range []expandAnswer{{json.RawMessage(args), exp, snap}, {json.RawMessage(args), nil, snap}, {json.RawMessage(args), []briefing.Expansion{}, snap}} {
 				want, err := json.Marshal(a)
 				require.NoError(t, err)
-				got := appendExpandAnswer([]byte("x"), a)
+				got := a.AppendJSON([]byte("x"))
 				assert.Equal(t, "x"+string(want), string(got))
 			}
 		})

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -66,16 +67,43 @@ func expandEditTool(cfg ToolConfig) mcpserver.ServerTool {
 			if err != nil {
 				return fail(err)
 			}
-			return success(x.Text, expandAnswer{x.Arguments, appendExpansions(nil, x.Expansions), x.Budget})
+			return success(x.Text, expandAnswer{x.Arguments, x.Expansions, x.Budget})
 		}),
 	}
 }
 
-// expandAnswer is expand_edit's structured content. Its expansions are
-// written by appendExpansions, so that an "at" holding a lone surrogate
-// escape is given back as the escape (json.Marshal would write U+FFFD).
+// expandAnswer is expand_edit's structured content.
 type expandAnswer struct {
-	Arguments  json.RawMessage `json:"arguments"`
-	Expansions json.RawMessage `json:"expansions"`
-	Budget     limits.Snapshot `json:"budget"`
+	Arguments  json.RawMessage      `json:"arguments"`
+	Expansions []briefing.Expansion `json:"expansions"`
+	Budget     limits.Snapshot      `json:"budget"`
+}
+
+// AppendJSON appends the answer as json.Marshal writes it, but for an
+// "at" holding a lone surrogate escape, which is given back as the escape
+// (Expansion.AppendJSON). Its arguments are an edit's whole text (up to
+// --max-expand-bytes and more): written in one pass into room made once,
+// where json.Marshal would compact them into a buffer of its own, copy
+// that, and have it copied again.
+func (a expandAnswer) AppendJSON(dst []byte) []byte {
+	const perExpansion = 160 // an expansion's members, a 64-digit sha256 and short at and result
+	dst = slices.Grow(dst, len(a.Arguments)+perExpansion*len(a.Expansions)+len(`{"arguments":,"expansions":,"budget":}`)+256)
+	dst = append(dst, `{"arguments":`...)
+	dst = appendCompactHTML(dst, a.Arguments)
+	dst = append(dst, `,"expansions":`...)
+	if a.Expansions == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i := range a.Expansions {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = a.Expansions[i].AppendJSON(dst)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"budget":`...)
+	dst = a.Budget.AppendJSON(dst)
+	return append(dst, '}')
 }

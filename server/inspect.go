@@ -33,6 +33,41 @@ type inspectEntry struct {
 	Error json.RawMessage `json:"error,omitempty"`
 }
 
+// AppendJSON appends the answer as json.Marshal writes it: each entry a
+// descriptor, or {"path", "error"}, the error errorJSON's compact output.
+func (a inspectAnswer) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"results":`...)
+	if a.Results == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i, e := range a.Results {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if e.Descriptor != nil {
+				dst = e.Descriptor.AppendJSON(dst)
+				continue
+			}
+			dst = append(dst, '{')
+			if e.Path != nil {
+				dst = append(dst, `"path":`...)
+				dst = appendString(dst, *e.Path)
+				if e.Error != nil {
+					dst = append(dst, ',')
+				}
+			}
+			if e.Error != nil {
+				dst = append(dst, `"error":`...)
+				dst = append(dst, e.Error...)
+			}
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
 func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
@@ -61,7 +96,7 @@ func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 			for i, e := range entries {
 				if e.Err != nil {
 					out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
-					fmt.Fprintf(&text, "%s: %s\n", results.TextName(cutPath(e.Path)), e.Err.Error())
+					fmt.Fprintf(&text, "%s: %s\n", results.TextName(cutPath(e.Path)), e.Err.Text())
 					continue
 				}
 				out.Results[i] = inspectEntry{Descriptor: e.Descriptor}

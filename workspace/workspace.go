@@ -147,7 +147,7 @@ func (r *Root) Open(path string, maxBytes int64) (f *File, rel string, err *errc
 	if fi.Size() > maxBytes {
 		of.Close()
 		return nil, rel, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, fi.Size(), maxBytes).
-			With("size", fi.Size()).With("limit", maxBytes)
+			With(errcode.Details{Size: new(fi.Size()), Limit: new(maxBytes)})
 	}
 	return newFile(r, of, rel, fi.Size(), maxBytes), rel, nil
 }
@@ -176,7 +176,7 @@ type readerFunc func([]byte) (int, error)
 func (r readerFunc) Read(p []byte) (int, error) { return r(p) }
 
 func tooLarge(rel string, maxBytes int64) *errcode.Error {
-	return errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes", rel, maxBytes).With("limit", maxBytes)
+	return errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes", rel, maxBytes).With(errcode.Details{Limit: new(maxBytes)})
 }
 
 // Size is the file's size when it was opened. It is only a hint: files in

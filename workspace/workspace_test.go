@@ -260,7 +260,7 @@ func TestReadMessages(t *testing.T) {
 		path         string
 		maxBytes     int64
 		wantContains []string
-		wantDetails  map[string]any
+		wantDetails  errcode.Details
 	}{
 		{name: "empty", path: "", wantContains: []string{"path is empty"}},
 		{name: "invalid utf-8", path: "\xff", wantContains: []string{`"\xff"`, "utf-8"}},
@@ -278,7 +278,7 @@ func TestReadMessages(t *testing.T) {
 		{
 			name: "too large", path: "ten.txt", maxBytes: 9,
 			wantContains: []string{`"ten.txt"`, "10 bytes", "limit of 9 bytes"},
-			wantDetails:  map[string]any{"size": int64(10), "limit": int64(9)},
+			wantDetails:  errcode.Details{Size: new(int64(10)), Limit: new(int64(9))},
 		},
 	}
 	for _, tt := range tests {
@@ -371,7 +371,7 @@ func TestReadProc(t *testing.T) {
 		got := readWithin(t, root, "status", 10)
 		require.NotNil(t, got.err)
 		assert.Equal(t, errcode.TooLarge, got.err.Code, got.err.Msg)
-		assert.Equal(t, map[string]any{"limit": int64(10)}, got.err.Details, "no size: it is not known")
+		assert.Equal(t, errcode.Details{Limit: new(int64(10))}, got.err.Details, "no size: it is not known")
 	})
 	t.Run("magic link is absolute", func(t *testing.T) {
 		t.Parallel()

@@ -76,7 +76,7 @@ func TestDecodeStringLoneSurrogate(t *testing.T) {
 			_, err := DecodeString(data, Value{Start: 0, End: len(data), Type: String})
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.InvalidJSON, err.Code)
-			assert.Equal(t, tt.want, err.Details["offset"], err.Msg)
+			assert.Equal(t, errcode.Details{Offset: new(tt.want)}, err.Details, err.Msg)
 
 			ix, ierr := Build(data, Options{})
 			require.Nil(t, ierr)
@@ -136,7 +136,7 @@ func TestDecodeStringBadSpan(t *testing.T) {
 			_, err := DecodeString([]byte(tt.in), Value{Start: tt.start, End: tt.end, Type: String})
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.InvalidJSON, err.Code)
-			assert.Equal(t, tt.want, err.Details["offset"], err.Msg)
+			assert.Equal(t, errcode.Details{Offset: new(tt.want)}, err.Details, err.Msg)
 		})
 	}
 }

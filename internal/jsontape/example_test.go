@@ -10,16 +10,16 @@ func ExampleValidate() {
 	for _, doc := range []string{` {"a": [1, 2]} `, `[1,]`, `{"a":1}x`, `01`} {
 		typ, err := jsontape.Validate([]byte(doc))
 		if err != nil {
-			fmt.Println(err, err.Details["offset"])
+			fmt.Println(err, *err.Offset)
 			continue
 		}
 		fmt.Println(typ)
 	}
 	// Output:
 	// object
-	// error invalid_json: invalid character ']' at offset 3: expected a value after ','; trailing commas are not allowed 3
-	// error invalid_json: invalid character 'x' at offset 7: expected the end of input after the top-level value 7
-	// error invalid_json: invalid character '1' at offset 1: a number's integer part has no leading zero (write 0, or start with 1-9) 1
+	// invalid_json: invalid character ']' at offset 3: expected a value after ','; trailing commas are not allowed 3
+	// invalid_json: invalid character 'x' at offset 7: expected the end of input after the top-level value 7
+	// invalid_json: invalid character '1' at offset 1: a number's integer part has no leading zero (write 0, or start with 1-9) 1
 }
 
 func ExampleDecodeString() {
@@ -40,8 +40,8 @@ func ExampleDecodeString() {
 	}
 	// Output:
 	// café 😀 "q"
-	// error invalid_json: escape \ud800 at offset 34 is a lone surrogate, which has no UTF-8 form: "as": "string" needs a surrogate pair (\ud800-\udbff then \udc00-\udfff); "as": "lexeme" returns the raw text
-	// error not_a_string: value at 43-44 is a number, not a string: "as": "string" needs a JSON string ("as": "lexeme" returns any value)
+	// invalid_json: escape \ud800 at offset 34 is a lone surrogate, which has no UTF-8 form: "as": "string" needs a surrogate pair (\ud800-\udbff then \udc00-\udfff); "as": "lexeme" returns the raw text
+	// not_a_string: value at 43-44 is a number, not a string: "as": "string" needs a JSON string ("as": "lexeme" returns any value)
 }
 
 func ExampleIndex_Member() {

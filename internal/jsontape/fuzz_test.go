@@ -47,7 +47,8 @@ func FuzzValidate(f *testing.F) {
 		}
 		if verr != nil {
 			require.Equal(t, errcode.InvalidJSON, verr.Code)
-			off := verr.Details["offset"].(int64)
+			require.NotNil(t, verr.Offset, verr.Msg)
+			off := *verr.Offset
 			require.True(t, off >= 0 && off <= int64(len(data)), "offset %d outside 0-%d", off, len(data))
 			if lerr == nil {
 				checkIndex(t, data, lenient)
@@ -86,7 +87,7 @@ func checkAgainstOthers(t *testing.T, data []byte, verr *errcode.Error) {
 	_, err := d.ReadValue()
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) && jsontextInvalidChar.MatchString(se.Error()) {
-		assert.Equal(t, se.ByteOffset, verr.Details["offset"], "jsontext: %v; ours: %s", err, verr.Msg)
+		assert.Equal(t, new(se.ByteOffset), verr.Offset, "jsontext: %v; ours: %s", err, verr.Msg)
 	}
 }
 
@@ -165,7 +166,8 @@ func checkString(t *testing.T, data []byte, ix *Index, n Node) {
 	require.Equal(t, firstInvalid(text), invalidAt, "StringText's invalidAt")
 	if err != nil {
 		require.Equal(t, errcode.InvalidJSON, err.Code)
-		off := int(err.Details["offset"].(int64))
+		require.NotNil(t, err.Offset, err.Msg)
+		off := int(*err.Offset)
 		require.True(t, v.Start < off && off < v.End)
 		require.GreaterOrEqual(t, invalidAt, 0, "StringText must report what DecodeString refuses")
 		if !ix.InvalidUTF8(n) {
@@ -397,7 +399,7 @@ func TestSplitAfterTop(t *testing.T) {
 			t.Parallel()
 			_, err := Build([]byte(tt.in), Options{})
 			require.NotNil(t, err)
-			assert.Equal(t, tt.want, err.Details["offset"], err.Msg)
+			assert.Equal(t, errcode.Details{Offset: new(tt.want)}, err.Details, err.Msg)
 			checkSplits(t, []byte(tt.in), len(tt.in))
 		})
 	}

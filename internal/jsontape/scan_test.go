@@ -164,7 +164,7 @@ func TestValidateInvalid(t *testing.T) {
 			got, err := Validate([]byte(tt.in))
 			require.NotNil(t, err, "type %q", got)
 			assert.Equal(t, errcode.InvalidJSON, err.Code)
-			assert.Equal(t, tt.want, err.Details["offset"], err.Msg)
+			assert.Equal(t, errcode.Details{Offset: new(tt.want)}, err.Details, err.Msg)
 			assert.Equal(t, Type(""), got)
 
 			ix, ierr := Build([]byte(tt.in), Options{})
@@ -209,7 +209,7 @@ func TestValidateTopLevelType(t *testing.T) {
 	for _, in := range []string{"package main\n", "<html>", "# title", "\x89PNG"} {
 		_, err := Validate([]byte(in))
 		require.NotNil(t, err, in)
-		assert.Equal(t, int64(0), err.Details["offset"], in)
+		assert.Equal(t, errcode.Details{Offset: new(int64(0))}, err.Details, in)
 	}
 }
 

@@ -68,7 +68,7 @@ func Build(data []byte, opts Options) (*Index, *errcode.Error) {
 	if uint64(len(data)) > math.MaxUint32 {
 		return nil, errcode.New(errcode.TooLarge,
 			"JSON document of %d bytes is too large to index: at most %d bytes", len(data), uint64(math.MaxUint32)).
-			With("size", int64(len(data))).With("limit", int64(math.MaxUint32))
+			With(errcode.Details{Size: new(int64(len(data))), Limit: new(int64(math.MaxUint32))})
 	}
 	if len(data) >= splitMin && parallel() {
 		return buildSplit(data, opts, len(data)/2)

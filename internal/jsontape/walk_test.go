@@ -93,7 +93,7 @@ func TestBuildAllowInvalidUTF8(t *testing.T) {
 	_, err := Build(data, Options{})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.InvalidJSON, err.Code)
-	assert.Equal(t, int64(3), err.Details["offset"])
+	assert.Equal(t, errcode.Details{Offset: new(int64(3))}, err.Details)
 
 	ix, err := Build(data, Options{AllowInvalidUTF8: true})
 	require.Nil(t, err)
@@ -120,7 +120,7 @@ func TestBuildAllowInvalidUTF8(t *testing.T) {
 	require.Equal(t, 1, count)
 	_, derr := DecodeString(data, ix.Value(v))
 	require.NotNil(t, derr, "the strict decoder still refuses raw invalid UTF-8")
-	assert.Equal(t, int64(9), derr.Details["offset"])
+	assert.Equal(t, errcode.Details{Offset: new(int64(9))}, derr.Details)
 
 	// Everything else stays strict.
 	for _, in := range []string{`[1,]`, "\"\x01\"", `"\x"`, "[\xff]"} {

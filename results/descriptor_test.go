@@ -1,0 +1,47 @@
+package results
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDescriptorAppendJSON holds AppendJSON to json.Marshal's bytes, which
+// Descriptor and Source leave to reflection (they have no MarshalJSON), for
+// every optional member present and absent and strings that json.Marshal
+// escapes; and checks the one difference, a lone surrogate in its 3-byte
+// form, written back as its escape.
+func TestDescriptorAppendJSON(t *testing.T) {
+	t.Parallel()
+	yes, no, exit := true, false, int64(-3)
+	awkward := "<a & b>\u2028\"\\\n\x01é\xff"
+	tests := []struct {
+		name string
+		d    Descriptor
+	}{
+		{"bare", Descriptor{SHA256: "x"}},
+		{"every member", Descriptor{
+			ID: new("r1"), SHA256: awkward, Bytes: 9, Lines: 2, Complete: true, JSON: new("object"),
+			Source:  Source{Kind: KindEdit, At: new(awkward), Path: new("p<"), Label: new(awkward), ExitCode: &exit, TimedOut: &no, DroppedBytes: 7},
+			Preview: new(awkward), PreviewComplete: &yes, Reused: &no, Retained: true, Reason: ReasonStoreFull,
+		}},
+		{"empty strings and zeros", Descriptor{ID: new(""), JSON: new(""), Preview: new(""), PreviewComplete: &no, Reused: &yes, Source: Source{Kind: ""}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			want, err := json.Marshal(&tt.d)
+			require.NoError(t, err)
+			assert.Equal(t, "x"+string(want), string(tt.d.AppendJSON([]byte("x"))))
+			src, err := json.Marshal(&tt.d.Source)
+			require.NoError(t, err)
+			assert.Equal(t, string(src), string(tt.d.Source.AppendJSON(nil)))
+		})
+	}
+
+	assert.Equal(t, "null", string((*Descriptor)(nil).AppendJSON(nil)))
+	at := Descriptor{SHA256: "x", Source: Source{Kind: KindEdit, At: new("/k\xed\xa0\x80")}}
+	assert.Contains(t, string(at.AppendJSON(nil)), `"source":{"kind":"edit","at":"/k\ud800"}`)
+}
