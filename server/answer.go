@@ -90,3 +90,55 @@ func lookup[A any](b *briefing.Briefing, raw json.RawMessage, run func(A) (text 
 	}
 	return success(text, structured)
 }
+
+// appendCompactHTML appends valid JSON as json.Marshal nests a
+// json.RawMessage: white space outside strings dropped, '<', '>' and '&'
+// written as \u003c, \u003e and \u0026, U+2028 and U+2029 as \u2028 and
+// \u2029 (encoding/json's compact with HTML escaping). Nothing else
+// changes, invalid UTF-8 included. src must be valid JSON: every value
+// here is one the server built or the transport accepted.
+func appendCompactHTML(dst, src []byte) []byte {
+	const hex = "0123456789abcdef"
+	if src == nil {
+		return append(dst, "null"...)
+	}
+	inString, escaped := false, false
+	start := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			start = i + 1
+		case c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xA8:
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[src[i+2]&0xF])
+			i += 2
+			start = i + 1
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			dst = append(dst, src[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, src[start:]...)
+}
+
+// appendString writes s as a JSON string as the transport does
+// (limits.AppendJSONString with HTML escaping): a surrogate in its 3-byte
+// form, decoded from a lone surrogate escape the client sent, is written
+// back as its escape.
+func appendString(dst []byte, s string) []byte {
+	return limits.AppendJSONString(dst, s, true)
+}

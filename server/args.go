@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/jsonspan"
 	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
@@ -95,16 +96,16 @@ func (p *argPlan) missing(seen uint64) *errcode.Error {
 // arguments are not valid JSON or nest past 1,000 levels: its errors are
 // the ones to give.
 func decodeShallow(raw []byte, v reflect.Value, plan *argPlan) (done bool, err *errcode.Error) {
-	if !json.Valid(raw) || deeperThan(raw, jsontape.MaxDepth) {
+	if !json.Valid(raw) || jsonspan.DeeperThan(raw, jsontape.MaxDepth) {
 		return false, nil
 	}
-	start := skipSpace(raw, 0)
+	start := jsonspan.SkipSpace(raw, 0)
 	if raw[start] != '{' {
 		return false, nil
 	}
 	var seen uint64
-	for nameSpan, val := range memberSpans(raw, start) {
-		lex := raw[nameSpan.start:nameSpan.end]
+	for nameSpan, val := range jsonspan.MemberSpans(raw, start) {
+		lex := raw[nameSpan.Start:nameSpan.End]
 		if !utf8.Valid(lex) {
 			return true, errcode.New(errcode.InvalidArgument, "an argument name is not valid UTF-8")
 		}
@@ -124,7 +125,7 @@ func decodeShallow(raw []byte, v reflect.Value, plan *argPlan) (done bool, err *
 			return true, errcode.New(errcode.InvalidArgument, "argument %q is given twice", name)
 		}
 		seen |= 1 << i
-		value := raw[val.start:val.end:val.end]
+		value := raw[val.Start:val.End:val.End]
 		f := v.Field(i)
 		if base := f.Type(); base == rawType || base.Kind() == reflect.Pointer && base.Elem() == rawType {
 			if string(value) == "null" {

@@ -18,6 +18,7 @@ import (
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
 
@@ -80,7 +81,7 @@ func (s *benchSession) roundTrip(line string) []byte {
 }
 
 // call makes a tools/call and fails the benchmark on an error answer.
-func (s *benchSession) call(tool, args string) []byte {
+func (s *benchSession) Call(tool, args string) []byte {
 	s.id++
 	resp := s.roundTrip(`{"jsonrpc":"2.0","id":` + strconv.Itoa(s.id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
 	if bytes.Contains(resp, []byte(`"isError":true`)) || bytes.Contains(resp, []byte(`"error":{"code":-`)) {
@@ -106,7 +107,7 @@ func sourceFile(size int) ([]byte, int) {
 func BenchmarkStdioBeginStep(b *testing.B) {
 	s := startBench(b, nil)
 	for b.Loop() {
-		s.call("begin_step", `{}`)
+		s.Call("begin_step", `{}`)
 	}
 }
 
@@ -118,7 +119,7 @@ func BenchmarkStdioInspect16MiB(b *testing.B) {
 	s := startBench(b, map[string][]byte{"big.go": data})
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		s.call("inspect", `{"paths":["big.go"]}`)
+		s.Call("inspect", `{"paths":["big.go"]}`)
 	}
 }
 
@@ -127,10 +128,10 @@ func BenchmarkStdioInspect16MiB(b *testing.B) {
 func BenchmarkStdioGetLinesNearEnd(b *testing.B) {
 	data, lines := sourceFile(16<<20 - 64)
 	s := startBench(b, map[string][]byte{"big.go": data})
-	s.call("inspect", `{"paths":["big.go"]}`)
+	s.Call("inspect", `{"paths":["big.go"]}`)
 	args := fmt.Sprintf(`{"result":"r1","first":%d,"last":%d}`, lines-25, lines-6)
 	for b.Loop() {
-		s.call("get_lines", args)
+		s.Call("get_lines", args)
 	}
 }
 
@@ -139,11 +140,11 @@ func BenchmarkStdioGetLinesNearEnd(b *testing.B) {
 func BenchmarkStdioGetRangeNearEnd(b *testing.B) {
 	data, lines := sourceFile(16<<20 - 64)
 	s := startBench(b, map[string][]byte{"big.go": data})
-	s.call("inspect", `{"paths":["big.go"]}`)
+	s.Call("inspect", `{"paths":["big.go"]}`)
 	lineLen := len(data) / lines
 	args := fmt.Sprintf(`{"result":"r1","start":%d,"end":%d}`, (lines-25)*lineLen, (lines-5)*lineLen)
 	for b.Loop() {
-		s.call("get_range", args)
+		s.Call("get_range", args)
 	}
 }
 
@@ -152,17 +153,17 @@ func BenchmarkStdioGetRangeNearEnd(b *testing.B) {
 func BenchmarkStdioListResults1024(b *testing.B) {
 	s := startBench(b, nil)
 	for i := range 1024 {
-		s.call("retain_output", `{"label":"run `+strconv.Itoa(i)+`","text":"ok `+strconv.Itoa(i)+`\n"}`)
+		s.Call("retain_output", `{"label":"run `+strconv.Itoa(i)+`","text":"ok `+strconv.Itoa(i)+`\n"}`)
 	}
 	pages := []string{`{"page":0}`, `{"page":31}`, `{"page":63}`}
 	i := 0
 	for b.Loop() {
-		s.call("list_results", pages[i%len(pages)])
+		s.Call("list_results", pages[i%len(pages)])
 		i++
 	}
 }
 
-// BenchmarkEncodeAnswer encodes typical answers with appendMessage and, for
+// BenchmarkEncodeAnswer encodes typical answers with transport.AppendMessage and, for
 // comparison, json.Marshal (what the transports used before): a 20-line
 // selection, a 16-entry list_results page and begin_step.
 func BenchmarkEncodeAnswer(b *testing.B) {
@@ -197,7 +198,7 @@ func BenchmarkEncodeAnswer(b *testing.B) {
 		b.Run(a.name+"/append", func(b *testing.B) {
 			var buf []byte
 			for b.Loop() {
-				buf, _ = appendMessage(buf[:0], msg)
+				buf, _ = transport.AppendMessage(buf[:0], msg)
 			}
 			b.SetBytes(int64(len(buf)))
 		})
@@ -209,17 +210,6 @@ func BenchmarkEncodeAnswer(b *testing.B) {
 			}
 			b.SetBytes(int64(n))
 		})
-	}
-}
-
-// BenchmarkReadMessage reads a get_range call's envelope, as both
-// transports do before answering it.
-func BenchmarkReadMessage(b *testing.B) {
-	line := []byte(`{"jsonrpc":"2.0","id":12345,"method":"tools/call","params":{"name":"get_range","arguments":{"result":"r1","start":16776000,"end":16776800}}}`)
-	for b.Loop() {
-		if m, bad := readMessage(line); bad != nil || !m.plain {
-			b.Fatal("not a plain call")
-		}
 	}
 }
 

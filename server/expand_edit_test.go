@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -9,35 +10,36 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 
 // rawCall makes a tools/call and returns the response line as it was sent.
-func rawCall(s *session, id int, tool, args string) string {
-	s.t.Helper()
-	s.send(`{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
-	line, err := s.out.ReadBytes('\n')
-	require.NoError(s.t, err)
+func rawCall(s *mcptest.Pipe, id int, tool, args string) string {
+	s.T.Helper()
+	s.Send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
+	line, err := s.Out.ReadBytes('\n')
+	require.NoError(s.T, err)
 	return string(line)
 }
 
 func budgetOf(res map[string]any) map[string]any {
-	b, _ := structured(res)["budget"].(map[string]any)
+	b, _ := mcptest.Structured(res)["budget"].(map[string]any)
 	return b
 }
 
 func errorOf(res map[string]any) map[string]any {
-	e, _ := structured(res)["error"].(map[string]any)
+	e, _ := mcptest.Structured(res)["error"].(map[string]any)
 	return e
 }
 
 const editBody = "one\ntwo\nthree\n"
 
-func editSession(t *testing.T, cfg limits.Config, ctx briefing.Policy) *session {
+func editSession(t *testing.T, cfg limits.Config, ctx briefing.Policy) *mcptest.Pipe {
 	t.Helper()
 	s := start(t, cfg, ctx, map[string]string{"a.txt": editBody, "u.txt": "héllo\n"})
-	s.initialize()
-	res := s.call(1, "inspect", `{"paths":["a.txt","u.txt"]}`)
+	s.Initialize()
+	res := s.Call(1, "inspect", `{"paths":["a.txt","u.txt"]}`)
 	require.Nil(t, res["isError"])
 	return s
 }
@@ -47,13 +49,13 @@ func TestExpandEditAnswer(t *testing.T) {
 	s := editSession(t, limits.Defaults(), briefing.Legacy)
 	args := `{"arguments":{"path":"a.txt","content":{"$splice":{"result":"r1","edits":[{"lines":[2,2],"text":"TWO\n"}]}},` +
 		`"old":{"$compose":[{"result":"r1","lines":[2,2]}]},"n":1.000000000000000000001,"s":"\ud800","x":[{"$compose":["a\u00e9"]}]}}`
-	res := s.call(2, "expand_edit", args)
+	res := s.Call(2, "expand_edit", args)
 	assert.Nil(t, res["isError"])
 	content := "one\nTWO\nthree\n"
 	assert.Equal(t, "/content: 14 bytes sha256="+digest(content)[:12]+" result=r3\n"+
 		"/old: 4 bytes sha256="+digest("two\n")[:12]+" result=r4\n"+
-		"/x/0: 3 bytes sha256="+digest("aé")[:12]+" result=r5\n", text(res))
-	sc := structured(res)
+		"/x/0: 3 bytes sha256="+digest("aé")[:12]+" result=r5\n", mcptest.Text(res))
+	sc := mcptest.Structured(res)
 	assert.Len(t, sc, 3, "arguments, expansions and budget")
 	assert.Equal(t, []any{
 		map[string]any{"at": "/content", "bytes": float64(14), "sha256": digest(content), "parts": float64(1), "result": "r3"},
@@ -77,35 +79,35 @@ func TestExpandEditAnswer(t *testing.T) {
 
 	// The same edit again reuses the results; the expansion is a result
 	// that later lookups can read.
-	res = s.call(4, "expand_edit", args)
-	assert.Contains(t, text(res), "result=r3\n")
-	res = s.call(5, "get_lines", `{"result":"r3","first":2,"last":2}`)
-	assert.Equal(t, "TWO\n", text(res))
-	res = s.call(6, "list_results", `{"page_size":1,"page":2}`)
+	res = s.Call(4, "expand_edit", args)
+	assert.Contains(t, mcptest.Text(res), "result=r3\n")
+	res = s.Call(5, "get_lines", `{"result":"r3","first":2,"last":2}`)
+	assert.Equal(t, "TWO\n", mcptest.Text(res))
+	res = s.Call(6, "list_results", `{"page_size":1,"page":2}`)
 	assert.Equal(t, []any{map[string]any{
 		"id": "r3", "sha256": digest(content), "bytes": float64(14), "lines": float64(3), "complete": true,
 		"source": map[string]any{"kind": "edit", "at": "/content", "path": "a.txt"}, "json": nil, "retained": true,
-	}}, structured(res)["results"])
+	}}, mcptest.Structured(res)["results"])
 }
 
 func TestExpandEditNoNodes(t *testing.T) {
 	t.Parallel()
 	s := editSession(t, limits.Defaults(), briefing.Legacy)
-	res := s.call(2, "expand_edit", `{"arguments":{"path":"a.txt","mode":493}}`)
+	res := s.Call(2, "expand_edit", `{"arguments":{"path":"a.txt","mode":493}}`)
 	assert.Nil(t, res["isError"])
-	assert.Equal(t, "", text(res))
-	assert.Equal(t, []any{}, structured(res)["expansions"])
-	assert.Equal(t, map[string]any{"path": "a.txt", "mode": float64(493)}, structured(res)["arguments"])
+	assert.Equal(t, "", mcptest.Text(res))
+	assert.Equal(t, []any{}, mcptest.Structured(res)["expansions"])
+	assert.Equal(t, map[string]any{"path": "a.txt", "mode": float64(493)}, mcptest.Structured(res)["arguments"])
 }
 
 func TestExpandEditUnresolved(t *testing.T) {
 	t.Parallel()
 	s := editSession(t, limits.Defaults(), briefing.Legacy)
-	res := s.call(2, "expand_edit", `{"arguments":{"content":{"$compose":["x",{"result":"u9"}]}}}`)
+	res := s.Call(2, "expand_edit", `{"arguments":{"content":{"$compose":["x",{"result":"u9"}]}}}`)
 	assert.Equal(t, true, res["isError"])
 	cause := `no result "u9" in this session; it holds r1-r2`
 	msg := `edit part at "/content/$compose/1" does not resolve: error unknown_result: ` + cause
-	assert.Equal(t, "error unresolved_edit: "+msg, text(res))
+	assert.Equal(t, "error unresolved_edit: "+msg, mcptest.Text(res))
 	assert.Equal(t, map[string]any{
 		"code": "unresolved_edit", "message": msg, "at": "/content/$compose/1",
 		"cause": map[string]any{"code": "unknown_result", "message": cause},
@@ -115,45 +117,45 @@ func TestExpandEditUnresolved(t *testing.T) {
 
 	// The step is refused: expand_edit and lookups answer step_refused,
 	// with the budget, until begin_step.
-	res = s.call(3, "expand_edit", `{"arguments":{"content":{"$compose":["x"]}}}`)
-	assert.Equal(t, "step_refused", errCode(res))
+	res = s.Call(3, "expand_edit", `{"arguments":{"content":{"$compose":["x"]}}}`)
+	assert.Equal(t, "step_refused", mcptest.ErrCode(res))
 	assert.Equal(t, true, budgetOf(res)["refused"])
-	res = s.call(4, "get_lines", `{"result":"r1","first":1}`)
-	assert.Equal(t, "step_refused", errCode(res))
+	res = s.Call(4, "get_lines", `{"result":"r1","first":1}`)
+	assert.Equal(t, "step_refused", mcptest.ErrCode(res))
 	assert.Equal(t, float64(1), budgetOf(res)["lookups_used"])
-	res = s.call(5, "expand_edit", `{"arguments":5}`)
-	assert.Equal(t, "step_refused", errCode(res), "step_refused comes before the arguments")
-	assert.Equal(t, "step 2", text(s.call(6, "begin_step", `{}`)))
-	res = s.call(7, "expand_edit", `{"arguments":{"content":{"$compose":["x"]}}}`)
+	res = s.Call(5, "expand_edit", `{"arguments":5}`)
+	assert.Equal(t, "step_refused", mcptest.ErrCode(res), "step_refused comes before the arguments")
+	assert.Equal(t, "step 2", mcptest.Text(s.Call(6, "begin_step", `{}`)))
+	res = s.Call(7, "expand_edit", `{"arguments":{"content":{"$compose":["x"]}}}`)
 	assert.Nil(t, res["isError"])
-	assert.Equal(t, "/content: 1 bytes sha256="+digest("x")[:12]+" result=r3\n", text(res))
+	assert.Equal(t, "/content: 1 bytes sha256="+digest("x")[:12]+" result=r3\n", mcptest.Text(res))
 	assert.Equal(t, float64(2), budgetOf(res)["step"])
 
 	// A cause with details carries them.
-	res = s.call(8, "expand_edit", `{"arguments":{"a":[{"b/c":{"$compose":[{"result":"r2","bytes":[2,3]}]}}]}}`)
+	res = s.Call(8, "expand_edit", `{"arguments":{"a":[{"b/c":{"$compose":[{"result":"r2","bytes":[2,3]}]}}]}}`)
 	assert.Equal(t, map[string]any{
 		"code": "not_char_boundary", "message": "offset 2 is inside a multi-byte character; nearest boundaries are 1 and 3",
 		"offset": float64(2), "before": float64(1), "after": float64(3),
 	}, errorOf(res)["cause"])
 	assert.Equal(t, "/a/0/b~1c/$compose/0", errorOf(res)["at"])
-	s.call(9, "begin_step", `{}`)
+	s.Call(9, "begin_step", `{}`)
 
 	// A splice's failing edit, and a malformed node.
-	res = s.call(10, "expand_edit", `{"arguments":{"c":{"$splice":{"result":"r1","edits":[{"lines":[3,3],"text":""},{"lines":[1,1],"text":""}]}}}}`)
+	res = s.Call(10, "expand_edit", `{"arguments":{"c":{"$splice":{"result":"r1","edits":[{"lines":[3,3],"text":""},{"lines":[1,1],"text":""}]}}}}`)
 	assert.Equal(t, "/c/$splice/edits/1", errorOf(res)["at"])
 	cz := errorOf(res)["cause"].(map[string]any)
 	assert.Equal(t, "invalid_range", cz["code"])
 	assert.Contains(t, cz["message"], "edit 1 (lines 1-1) comes before edit 0 (lines 3-3)")
 	assert.Equal(t, float64(3), cz["lines"])
-	s.call(11, "begin_step", `{}`)
-	res = s.call(12, "expand_edit", `{"arguments":{"$compose":["x"]}}`)
+	s.Call(11, "begin_step", `{}`)
+	res = s.Call(12, "expand_edit", `{"arguments":{"$compose":["x"]}}`)
 	assert.Equal(t, "", errorOf(res)["at"])
 	assert.Equal(t, "invalid_argument", errorOf(res)["cause"].(map[string]any)["code"])
 	assert.Equal(t, true, budgetOf(res)["refused"])
 
 	// Nothing was retained by the failures.
-	s.call(13, "begin_step", `{}`)
-	assert.Equal(t, float64(3), structured(s.call(14, "list_results", `{}`))["total"])
+	s.Call(13, "begin_step", `{}`)
+	assert.Equal(t, float64(3), mcptest.Structured(s.Call(14, "list_results", `{}`))["total"])
 }
 
 func TestExpandEditInvalidArguments(t *testing.T) {
@@ -173,15 +175,15 @@ func TestExpandEditInvalidArguments(t *testing.T) {
 		"{\"arguments\":{\"k\xfe\":1}}",
 	}
 	for i, args := range calls {
-		res := s.call(i+2, "expand_edit", args)
-		assert.Equal(t, "invalid_argument", errCode(res), args)
-		assert.True(t, strings.HasPrefix(text(res), "error invalid_argument: "), args)
+		res := s.Call(i+2, "expand_edit", args)
+		assert.Equal(t, "invalid_argument", mcptest.ErrCode(res), args)
+		assert.True(t, strings.HasPrefix(mcptest.Text(res), "error invalid_argument: "), args)
 		b := budgetOf(res)
 		require.NotNil(t, b, "every answer carries the budget: %s", args)
 		assert.Equal(t, false, b["refused"], args)
 		assert.Equal(t, float64(0), b["lookups_used"], args)
 	}
-	assert.Equal(t, float64(2), structured(s.call(50, "list_results", `{}`))["total"], "nothing retained")
+	assert.Equal(t, float64(2), mcptest.Structured(s.Call(50, "list_results", `{}`))["total"], "nothing retained")
 }
 
 func TestExpandEditCap(t *testing.T) {
@@ -189,8 +191,8 @@ func TestExpandEditCap(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxExpandBytes = 20
 	s := editSession(t, cfg, briefing.Legacy)
-	res := s.call(2, "expand_edit", `{"arguments":{"c":{"$compose":[{"result":"r1"},"1234567"]}}}`)
-	assert.Equal(t, "expansion_too_large", errCode(res))
+	res := s.Call(2, "expand_edit", `{"arguments":{"c":{"$compose":[{"result":"r1"},"1234567"]}}}`)
+	assert.Equal(t, "expansion_too_large", mcptest.ErrCode(res))
 	e := errorOf(res)
 	assert.Equal(t, float64(21), e["size"])
 	assert.Equal(t, float64(20), e["limit"])
@@ -198,10 +200,10 @@ func TestExpandEditCap(t *testing.T) {
 		"step": float64(1), "lookups_used": float64(0), "lookups_left": float64(8), "bytes_used": float64(0),
 		"bytes_left": float64(65536), "expand_bytes_used": float64(0), "expand_bytes_left": float64(20), "refused": false,
 	}, budgetOf(res))
-	res = s.call(3, "expand_edit", `{"arguments":{"c":{"$compose":[{"result":"r1"},"123456"]}}}`)
+	res = s.Call(3, "expand_edit", `{"arguments":{"c":{"$compose":[{"result":"r1"},"123456"]}}}`)
 	assert.Nil(t, res["isError"], "not refused")
 	assert.Equal(t, float64(0), budgetOf(res)["expand_bytes_left"])
-	assert.Equal(t, float64(3), structured(s.call(4, "list_results", `{}`))["total"])
+	assert.Equal(t, float64(3), mcptest.Structured(s.Call(4, "list_results", `{}`))["total"])
 }
 
 func TestExpandEditStoreFull(t *testing.T) {
@@ -209,24 +211,24 @@ func TestExpandEditStoreFull(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxResults = 3
 	legacy := editSession(t, cfg, briefing.Legacy)
-	res := legacy.call(2, "expand_edit", `{"arguments":{"a":{"$compose":["x"]},"b":{"$compose":["y"]}}}`)
+	res := legacy.Call(2, "expand_edit", `{"arguments":{"a":{"$compose":["x"]},"b":{"$compose":["y"]}}}`)
 	assert.Nil(t, res["isError"])
-	assert.Equal(t, "/a: 1 bytes sha256="+digest("x")[:12]+" result=r3\n/b: 1 bytes sha256="+digest("y")[:12]+" result=null\n", text(res))
-	ex := structured(res)["expansions"].([]any)
+	assert.Equal(t, "/a: 1 bytes sha256="+digest("x")[:12]+" result=r3\n/b: 1 bytes sha256="+digest("y")[:12]+" result=null\n", mcptest.Text(res))
+	ex := mcptest.Structured(res)["expansions"].([]any)
 	assert.Equal(t, "r3", ex[0].(map[string]any)["result"])
 	v, ok := ex[1].(map[string]any)["result"]
 	assert.True(t, ok, "result is present")
 	assert.Nil(t, v, "and null")
 
 	bounded := editSession(t, cfg, briefing.Bounded)
-	res = bounded.call(2, "expand_edit", `{"arguments":{"a":{"$compose":["x"]},"b":{"$compose":["y"]}}}`)
-	assert.Equal(t, "store_full", errCode(res))
+	res = bounded.Call(2, "expand_edit", `{"arguments":{"a":{"$compose":["x"]},"b":{"$compose":["y"]}}}`)
+	assert.Equal(t, "store_full", mcptest.ErrCode(res))
 	assert.Equal(t, float64(2), errorOf(res)["size"])
 	assert.Equal(t, float64(0), budgetOf(res)["expand_bytes_used"])
 	assert.Equal(t, false, budgetOf(res)["refused"])
-	res = bounded.call(3, "expand_edit", `{"arguments":{"a":{"$compose":["x"]}}}`)
+	res = bounded.Call(3, "expand_edit", `{"arguments":{"a":{"$compose":["x"]}}}`)
 	assert.Nil(t, res["isError"])
-	assert.Equal(t, "/a: 1 bytes sha256="+digest("x")[:12]+" result=r3\n", text(res))
+	assert.Equal(t, "/a: 1 bytes sha256="+digest("x")[:12]+" result=r3\n", mcptest.Text(res))
 }
 
 // TestExpandEditStructuredIsJSON checks that the expanded arguments are

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // Hostile input over Streamable HTTP: every bad body posted in a live
@@ -23,7 +28,7 @@ import (
 // a begin_step in the same session is served with the next step number.
 type hostileHTTP struct {
 	t    *testing.T
-	c    *httpClient
+	c    *mcptest.HTTPClient
 	id   string
 	step int
 }
@@ -31,48 +36,48 @@ type hostileHTTP struct {
 func startHostileHTTP(t *testing.T, cfg limits.Config) *hostileHTTP {
 	t.Helper()
 	s := newTestServer(t, cfg, map[string]string{"a.txt": "x\ny\n", "j.json": `{"k": [1, 2]}`})
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	h := &hostileHTTP{t: t, c: c, id: c.initialize(), step: 1}
-	require.Nil(t, c.call(h.id, 1, "inspect", `{"paths":["a.txt","j.json"]}`)["isError"])
+	c := serveHTTP(t, s, transport.HTTPOptions{})
+	h := &hostileHTTP{t: t, c: c, id: c.Initialize(), step: 1}
+	require.Nil(t, c.Call(h.id, 1, "inspect", `{"paths":["a.txt","j.json"]}`)["isError"])
 	return h
 }
 
 // post sends body in the session, then checks that the session still
 // serves.
-func (h *hostileHTTP) post(body string) answer {
+func (h *hostileHTTP) Post(body string) mcptest.Answer {
 	h.t.Helper()
 	c := *h.c
-	c.t = h.t
-	a := c.post(h.id, body)
+	c.T = h.t
+	a := c.Post(h.id, body)
 	h.step++
-	assert.Equal(h.t, "step "+itoa(h.step), text(c.call(h.id, 99, "begin_step", `{}`)), "the call after %.80q", body)
+	assert.Equal(h.t, "step "+strconv.Itoa(h.step), mcptest.Text(c.Call(h.id, 99, "begin_step", `{}`)), "the call after %.80q", body)
 	return a
 }
 
 func TestHTTPHostileMalformed(t *testing.T) {
 	t.Parallel()
 	h := startHostileHTTP(t, limits.Defaults())
-	for _, tt := range malformed {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range mcptest.Malformed {
+		t.Run(tt.Name, func(t *testing.T) {
 			h.t = t
-			a := h.post(tt.body)
-			assert.Equal(t, tt.httpStatus, a.status, "%.300s", a.body)
-			assert.Equal(t, "application/json", a.header.Get("Content-Type"))
-			assert.Equal(t, tt.wantID, a.json(t)["id"])
-			assert.Equal(t, tt.http, rpcErrorOf(t, a.json(t))["code"])
+			a := h.Post(tt.Body)
+			assert.Equal(t, tt.HTTPStatus, a.Status, "%.300s", a.Body)
+			assert.Equal(t, "application/json", a.Header.Get("Content-Type"))
+			assert.Equal(t, tt.WantID, a.JSON(t)["id"])
+			assert.Equal(t, tt.HTTP, rpcErrorOf(t, a.JSON(t))["code"])
 		})
 	}
 	h.t = t
-	assert.Equal(t, "x\n", text(h.c.call(h.id, 2, "get_lines", `{"result":"r1","first":1,"last":1}`)))
+	assert.Equal(t, "x\n", mcptest.Text(h.c.Call(h.id, 2, "get_lines", `{"result":"r1","first":1,"last":1}`)))
 }
 
 func TestHTTPHostileEmptyBody(t *testing.T) {
 	t.Parallel()
 	h := startHostileHTTP(t, limits.Defaults())
 	for _, body := range []string{"", " ", "\r\n"} {
-		a := h.post(body)
-		assert.Equal(t, http.StatusBadRequest, a.status)
-		assert.Equal(t, float64(-32700), rpcErrorOf(t, a.json(t))["code"])
+		a := h.Post(body)
+		assert.Equal(t, http.StatusBadRequest, a.Status)
+		assert.Equal(t, float64(-32700), rpcErrorOf(t, a.JSON(t))["code"])
 	}
 }
 
@@ -86,9 +91,9 @@ func TestHTTPHostileNoAnswer(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/no_such"}`,
 		`{"jsonrpc":"2.0","id":"s1","result":{}}`,
 	} {
-		a := h.post(body)
-		assert.Equal(t, http.StatusAccepted, a.status, "%s: %s", body, a.body)
-		assert.Empty(t, a.body)
+		a := h.Post(body)
+		assert.Equal(t, http.StatusAccepted, a.Status, "%s: %s", body, a.Body)
+		assert.Empty(t, a.Body)
 	}
 }
 
@@ -101,45 +106,45 @@ func TestHTTPHostileEnvelope(t *testing.T) {
 	// An object id is -32600 with id null (JSON-RPC 2.0 section 5), and
 	// so is a null id in a request (MCP forbids it).
 	for _, id := range []string{`{}`, `null`} {
-		a := h.post(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"list_results","arguments":{}}}`)
-		assert.Equal(t, http.StatusBadRequest, a.status, "id %s", id)
-		assert.Nil(t, a.json(t)["id"], "id %s", id)
-		assert.Equal(t, float64(-32600), rpcErrorOf(t, a.json(t))["code"], "id %s", id)
+		a := h.Post(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"list_results","arguments":{}}}`)
+		assert.Equal(t, http.StatusBadRequest, a.Status, "id %s", id)
+		assert.Nil(t, a.JSON(t)["id"], "id %s", id)
+		assert.Equal(t, float64(-32600), rpcErrorOf(t, a.JSON(t))["code"], "id %s", id)
 	}
 
 	// A client's error response is accepted with 202 like any other
 	// response (Streamable HTTP).
-	a := h.post(`{"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"client failed"}}`)
-	assert.Equal(t, http.StatusAccepted, a.status)
+	a := h.Post(`{"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"client failed"}}`)
+	assert.Equal(t, http.StatusAccepted, a.Status)
 
 	// A number beyond float64 reaches the tool: invalid_range, counted.
-	a = h.post(callBody(6, "get_lines", `{"result":"r1","first":1e309}`))
-	assert.Equal(t, http.StatusOK, a.status)
-	res := a.json(t)["result"].(map[string]any)
-	assert.Equal(t, "invalid_range", errCode(res))
+	a = h.Post(mcptest.CallBody(6, "get_lines", `{"result":"r1","first":1e309}`))
+	assert.Equal(t, http.StatusOK, a.Status)
+	res := a.JSON(t)["result"].(map[string]any)
+	assert.Equal(t, "invalid_range", mcptest.ErrCode(res))
 }
 
 func TestHTTPHostileBeforeHandshake(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "x\ny\n"})
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
+	c := serveHTTP(t, s, transport.HTTPOptions{})
 	// Over HTTP a briefing is a session, which only initialize starts: a
 	// tools/call as the first message is refused with 400, and one with a
 	// made-up session with 404.
-	a := c.post("", callBody(1, "inspect", `{"paths":["a.txt"]}`))
-	assert.Equal(t, http.StatusBadRequest, a.status)
-	assert.Equal(t, float64(-32600), rpcErrorOf(t, a.json(t))["code"])
-	assert.Equal(t, float64(1), a.json(t)["id"])
-	a = c.post("made-up", callBody(1, "inspect", `{"paths":["a.txt"]}`))
-	assert.Equal(t, http.StatusNotFound, a.status)
+	a := c.Post("", mcptest.CallBody(1, "inspect", `{"paths":["a.txt"]}`))
+	assert.Equal(t, http.StatusBadRequest, a.Status)
+	assert.Equal(t, float64(-32600), rpcErrorOf(t, a.JSON(t))["code"])
+	assert.Equal(t, float64(1), a.JSON(t)["id"])
+	a = c.Post("made-up", mcptest.CallBody(1, "inspect", `{"paths":["a.txt"]}`))
+	assert.Equal(t, http.StatusNotFound, a.Status)
 	assert.Equal(t, int64(0), s.quota.Used(), "nothing was read")
 
 	// After initialize, calls are served even before
 	// notifications/initialized.
-	a = c.post("", initBody)
-	require.Equal(t, http.StatusOK, a.status)
-	id := a.header.Get(sessionHeader)
-	assert.Equal(t, "r1", structured(c.call(id, 1, "inspect", `{"paths":["a.txt"]}`))["results"].([]any)[0].(map[string]any)["id"])
+	a = c.Post("", mcptest.InitializeBody)
+	require.Equal(t, http.StatusOK, a.Status)
+	id := a.Header.Get(mcptest.SessionHeader)
+	assert.Equal(t, "r1", mcptest.Structured(c.Call(id, 1, "inspect", `{"paths":["a.txt"]}`))["results"].([]any)[0].(map[string]any)["id"])
 }
 
 func TestHTTPHostileWrongTypes(t *testing.T) {
@@ -148,12 +153,12 @@ func TestHTTPHostileWrongTypes(t *testing.T) {
 	for _, tt := range wrongTypeCases(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			h.t = t
-			a := h.post(callBody(1, tt.tool, tt.args))
-			require.Equal(t, http.StatusOK, a.status, "%s", a.body)
-			res, ok := a.json(t)["result"].(map[string]any)
-			require.True(t, ok, "a tool error, not a protocol fault: %s", a.body)
-			assert.Equal(t, "invalid_argument", errCode(res), "%s", text(res))
-			if b, ok := structured(res)["budget"].(map[string]any); ok {
+			a := h.Post(mcptest.CallBody(1, tt.tool, tt.args))
+			require.Equal(t, http.StatusOK, a.Status, "%s", a.Body)
+			res, ok := a.JSON(t)["result"].(map[string]any)
+			require.True(t, ok, "a tool error, not a protocol fault: %s", a.Body)
+			assert.Equal(t, "invalid_argument", mcptest.ErrCode(res), "%s", mcptest.Text(res))
+			if b, ok := mcptest.Structured(res)["budget"].(map[string]any); ok {
 				want := 0.0
 				if tt.lookup {
 					want = 1
@@ -170,17 +175,17 @@ func TestHTTPHostileDeepArguments(t *testing.T) {
 	t.Parallel()
 	h := startHostileHTTP(t, limits.Defaults())
 	for _, args := range []string{
-		`{"arguments":{"x":` + nested(9_000, false) + `}}`,
-		`{"arguments":{"x":` + nested(9_000, true) + `}}`,
+		`{"arguments":{"x":` + mcptest.Nested(9_000, false) + `}}`,
+		`{"arguments":{"x":` + mcptest.Nested(9_000, true) + `}}`,
 	} {
-		a := h.post(callBody(1, "expand_edit", args))
-		require.Equal(t, http.StatusOK, a.status)
-		assert.Equal(t, "invalid_argument", errCode(a.json(t)["result"].(map[string]any)))
+		a := h.Post(mcptest.CallBody(1, "expand_edit", args))
+		require.Equal(t, http.StatusOK, a.Status)
+		assert.Equal(t, "invalid_argument", mcptest.ErrCode(a.JSON(t)["result"].(map[string]any)))
 	}
-	a := h.post(callBody(1, "get_lines", `{"result":`+nested(9_000, false)+`,"first":1}`))
-	res := a.json(t)["result"].(map[string]any)
-	assert.Equal(t, "invalid_argument", errCode(res))
-	assert.Equal(t, float64(1), structured(res)["budget"].(map[string]any)["lookups_used"])
+	a := h.Post(mcptest.CallBody(1, "get_lines", `{"result":`+mcptest.Nested(9_000, false)+`,"first":1}`))
+	res := a.JSON(t)["result"].(map[string]any)
+	assert.Equal(t, "invalid_argument", mcptest.ErrCode(res))
+	assert.Equal(t, float64(1), mcptest.Structured(res)["budget"].(map[string]any)["lookups_used"])
 }
 
 func TestHTTPHostileOversized(t *testing.T) {
@@ -189,24 +194,24 @@ func TestHTTPHostileOversized(t *testing.T) {
 	cfg.MaxMessageBytes = 4096
 	h := startHostileHTTP(t, cfg)
 	for _, n := range []int{4097, 3 << 20} {
-		a := h.post(callBody(1, "inspect", `{"paths":["`+strings.Repeat("a", n)+`"]}`))
-		assert.Equal(t, http.StatusRequestEntityTooLarge, a.status)
-		assert.Equal(t, float64(-32600), rpcErrorOf(t, a.json(t))["code"])
+		a := h.Post(mcptest.CallBody(1, "inspect", `{"paths":["`+strings.Repeat("a", n)+`"]}`))
+		assert.Equal(t, http.StatusRequestEntityTooLarge, a.Status)
+		assert.Equal(t, float64(-32600), rpcErrorOf(t, a.JSON(t))["code"])
 	}
-	a := h.post(strings.Repeat("\xff", 1<<20))
-	assert.Equal(t, http.StatusRequestEntityTooLarge, a.status)
+	a := h.Post(strings.Repeat("\xff", 1<<20))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, a.Status)
 }
 
 func TestHTTPHostileLongPath(t *testing.T) {
 	t.Parallel()
 	h := startHostileHTTP(t, limits.Defaults())
-	a := h.post(callBody(1, "inspect", `{"paths":[`+string(marshal(strings.Repeat("a", 1<<20)))+`,"a.txt"]}`))
-	require.Equal(t, http.StatusOK, a.status)
-	entries := structured(a.json(t)["result"].(map[string]any))["results"].([]any)
+	a := h.Post(mcptest.CallBody(1, "inspect", `{"paths":[`+string(marshal(strings.Repeat("a", 1<<20)))+`,"a.txt"]}`))
+	require.Equal(t, http.StatusOK, a.Status)
+	entries := mcptest.Structured(a.JSON(t)["result"].(map[string]any))["results"].([]any)
 	require.Len(t, entries, 2)
 	assert.Equal(t, "unreadable", entries[0].(map[string]any)["error"].(map[string]any)["code"])
 	assert.Equal(t, "r1", entries[1].(map[string]any)["id"])
-	t.Logf("answer to a 1 MiB path: %d bytes", len(a.body))
+	t.Logf("answer to a 1 MiB path: %d bytes", len(a.Body))
 }
 
 func TestHTTPHostileDuplicateIDs(t *testing.T) {
@@ -219,12 +224,12 @@ func TestHTTPHostileDuplicateIDs(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			req, err := http.NewRequest(http.MethodPost, h.c.url, strings.NewReader(callBody(7, "begin_step", `{}`)))
+			req, err := http.NewRequest(http.MethodPost, h.c.URL, strings.NewReader(mcptest.CallBody(7, "begin_step", `{}`)))
 			if !assert.NoError(t, err) {
 				return
 			}
-			req.Header.Set(sessionHeader, h.id)
-			resp, err := h.c.hc.Do(req)
+			req.Header.Set(mcptest.SessionHeader, h.id)
+			resp, err := h.c.HC.Do(req)
 			if !assert.NoError(t, err) {
 				return
 			}
@@ -248,26 +253,26 @@ func TestHTTPHostileDuplicateIDs(t *testing.T) {
 	slices.Sort(steps)
 	assert.Equal(t, []int{2, 3, 4, 5, 6, 7, 8, 9}, steps)
 	h.step = 9
-	h.post(callBody(7, "list_results", `{}`))
+	h.Post(mcptest.CallBody(7, "list_results", `{}`))
 }
 
 func TestHTTPOneReading(t *testing.T) {
 	t.Parallel()
 	h := startHostileHTTP(t, limits.Defaults())
-	for _, tt := range oneReading {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range mcptest.OneReading {
+		t.Run(tt.Name, func(t *testing.T) {
 			h.t = t
-			h.step += tt.steps
+			h.step += tt.Steps
 			step := h.step
-			a := h.post(tt.body)
-			require.Equal(t, tt.httpStatus, a.status, "%.300s", a.body)
-			if !tt.answered {
-				assert.Empty(t, a.body)
+			a := h.Post(tt.Body)
+			require.Equal(t, tt.HTTPStatus, a.Status, "%.300s", a.Body)
+			if !tt.Answered {
+				assert.Empty(t, a.Body)
 				return
 			}
-			m := a.json(t)
-			assert.Equal(t, tt.wantID, m["id"])
-			checkOneReading(t, m, tt.code, tt.tool, step)
+			m := a.JSON(t)
+			assert.Equal(t, tt.WantID, m["id"])
+			checkOneReading(t, m, tt.Code, tt.Tool, step)
 		})
 	}
 }
@@ -278,22 +283,40 @@ func TestHTTPOneReading(t *testing.T) {
 func TestHTTPOneReadingInitialize(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "x\n"})
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
+	c := serveHTTP(t, s, transport.HTTPOptions{})
 	params := `"params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"},` +
 		`"name":"inspect","arguments":{"paths":["a.txt"]}}`
 
-	id := c.initialize()
-	a := c.post(id, `{"jsonrpc":"2.0","id":1,"method":"ping","Method":"initialize",`+params+`}`)
-	require.Equal(t, http.StatusOK, a.status, "%s", a.body)
-	assert.Empty(t, a.json(t)["result"], "ping's answer, not initialize's")
-	assert.Empty(t, a.header.Get(sessionHeader))
-	assert.Equal(t, "step 2", text(c.call(id, 2, "begin_step", `{}`)), "the session goes on")
+	id := c.Initialize()
+	a := c.Post(id, `{"jsonrpc":"2.0","id":1,"method":"ping","Method":"initialize",`+params+`}`)
+	require.Equal(t, http.StatusOK, a.Status, "%s", a.Body)
+	assert.Empty(t, a.JSON(t)["result"], "ping's answer, not initialize's")
+	assert.Empty(t, a.Header.Get(mcptest.SessionHeader))
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(id, 2, "begin_step", `{}`)), "the session goes on")
 
-	a = c.post("", `{"jsonrpc":"2.0","id":3,"method":"initialize","Method":"tools/call",`+params+`}`)
-	require.Equal(t, http.StatusOK, a.status, "%s", a.body)
-	res := a.json(t)["result"].(map[string]any)
+	a = c.Post("", `{"jsonrpc":"2.0","id":3,"method":"initialize","Method":"tools/call",`+params+`}`)
+	require.Equal(t, http.StatusOK, a.Status, "%s", a.Body)
+	res := a.JSON(t)["result"].(map[string]any)
 	assert.Equal(t, "2025-11-25", res["protocolVersion"])
 	assert.Nil(t, res["content"], "no tool ran")
-	assert.NotEmpty(t, a.header.Get(sessionHeader))
+	assert.NotEmpty(t, a.Header.Get(mcptest.SessionHeader))
 	assert.Equal(t, int64(0), s.quota.Used(), "nothing was inspected")
+}
+
+// newTestServer returns a server of cfg whose root holds files.
+func newTestServer(t *testing.T, cfg limits.Config, files map[string]string) *Server {
+	t.Helper()
+	root, _ := testroot.Open(t, files)
+	return New(Options{Limits: cfg, Policy: briefing.Legacy, Root: root})
+}
+
+// serveHTTP serves s's Streamable HTTP handler on a loopback httptest
+// server and returns a client of it.
+func serveHTTP(t *testing.T, s *Server, opts transport.HTTPOptions) *mcptest.HTTPClient {
+	t.Helper()
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	h := s.HTTPHandler(opts)
+	return mcptest.ServeHTTP(t, h, opts.Token, h.Close)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 
@@ -23,16 +25,16 @@ import (
 // begin_step, whose "step N" proves that the server still serves and that
 // the briefing kept its state.
 type hostile struct {
-	*session
+	*mcptest.Pipe
 	step int
 }
 
 func startHostile(t *testing.T, cfg limits.Config) *hostile {
 	t.Helper()
 	s := start(t, cfg, briefing.Legacy, map[string]string{"a.txt": "x\ny\n", "j.json": `{"k": [1, 2]}`})
-	s.initialize()
-	h := &hostile{session: s, step: 1}
-	res := s.call(1, "inspect", `{"paths":["a.txt","j.json"]}`)
+	s.Initialize()
+	h := &hostile{Pipe: s, step: 1}
+	res := s.Call(1, "inspect", `{"paths":["a.txt","j.json"]}`)
 	require.Nil(t, res["isError"])
 	return h
 }
@@ -43,34 +45,34 @@ const nextID = "next"
 // in between (a notification has no answer), and returns the answers that
 // came before the begin_step's, which it checks.
 func (h *hostile) exchange(line string) []map[string]any {
-	h.t.Helper()
+	h.T.Helper()
 	written := make(chan error, 1)
 	go func() {
-		_, err := io.WriteString(h.in, line+"\n"+
+		_, err := io.WriteString(h.In, line+"\n"+
 			`{"jsonrpc":"2.0","id":"`+nextID+`","method":"tools/call","params":{"name":"begin_step","arguments":{}}}`+"\n")
 		written <- err
 	}()
 	var got []map[string]any
 	for {
-		m := h.recv()
+		m := h.Recv()
 		if m["id"] == nextID {
 			h.step++
 			res, ok := m["result"].(map[string]any)
-			require.True(h.t, ok, "the request after %.80q was not served: %v", line, m)
-			require.Equal(h.t, "step "+itoa(h.step), text(res), "the request after %.80q", line)
+			require.True(h.T, ok, "the request after %.80q was not served: %v", line, m)
+			require.Equal(h.T, "step "+strconv.Itoa(h.step), mcptest.Text(res), "the request after %.80q", line)
 			break
 		}
 		got = append(got, m)
 	}
-	require.NoError(h.t, <-written)
+	require.NoError(h.T, <-written)
 	return got
 }
 
 // one is exchange for a message with exactly one answer.
 func (h *hostile) one(line string) map[string]any {
-	h.t.Helper()
+	h.T.Helper()
 	got := h.exchange(line)
-	require.Len(h.t, got, 1, "answers to %.80q", line)
+	require.Len(h.T, got, 1, "answers to %.80q", line)
 	return got[0]
 }
 
@@ -84,73 +86,20 @@ func rpcErrorOf(t *testing.T, m map[string]any) map[string]any {
 	return e
 }
 
-func toolCall(id, tool, args string) string {
-	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
-}
-
-// nested is depth arrays (or objects) nested in each other.
-func nested(depth int, objects bool) string {
-	if objects {
-		return strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth)
-	}
-	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
-}
-
-// malformed are messages that are not valid JSON-RPC requests, with the
-// JSON-RPC error code each gets over stdio and over HTTP (where it is also
-// the HTTP status), and the id of the answer (nil: null).
-var malformed = []struct {
-	name       string
-	body       string
-	stdio      float64 // JSON-RPC error code over stdio
-	http       float64 // ... and over HTTP
-	httpStatus int     // 400 when the transport refuses the body, 200 when mcp-go answers
-	wantID     any
-	note       string // why the stdio code differs from what JSON-RPC 2.0 prescribes, if it does
-}{
-	{"truncated", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"begin_st`, -32700, -32700, 400, nil, ""},
-	{"empty array", `[]`, -32600, -32600, 400, nil, "JSON-RPC 2.0 answers an empty batch with -32600"},
-	{"batch", `[` + toolCall("1", "begin_step", `{}`) + `]`, -32600, -32600, 400, nil, "batches are not supported"},
-	{"empty object", `{}`, -32600, -32600, 400, nil, ""},
-	{"null", `null`, -32600, -32600, 400, nil, ""},
-	{"bare string", `"tools/call"`, -32600, -32600, 400, nil, "valid JSON that is not a request object is -32600 in JSON-RPC 2.0"},
-	{"bare number", `42`, -32600, -32600, 400, nil, "valid JSON that is not a request object is -32600 in JSON-RPC 2.0"},
-	{"binary garbage", "\x00\x01\x7f\xff\xfe\x80garbage\xc3", -32700, -32700, 400, nil, ""},
-	{"BOM-prefixed request", "\xef\xbb\xbf" + toolCall("3", "begin_step", `{}`), -32700, -32700, 400, nil, ""},
-	{"NUL between members", `{"jsonrpc":"2.0","id":4,` + "\x00" + `"method":"ping"}`, -32700, -32700, 400, nil, ""},
-	{"NUL inside a string", `{"jsonrpc":"2.0","id":4,"method":"pi` + "\x00" + `ng"}`, -32700, -32700, 400, nil, ""},
-	{"invalid UTF-8 in the method", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"no\xffsuch\"}", -32600, -32600, 400, float64(4), ""},
-	{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":5,"method":"ping"}`, -32600, -32600, 200, float64(5), ""},
-	{"jsonrpc missing", `{"id":5,"method":"ping"}`, -32600, -32600, 200, float64(5), ""},
-	{"method of the wrong type", `{"jsonrpc":"2.0","id":5,"method":42}`, -32600, -32600, 400, float64(5), ""},
-	{"params an array", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[]}`, -32600, -32600, 200, float64(6), ""},
-	{"params a string", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":"x"}`, -32600, -32600, 200, float64(6), ""},
-	{"tool name of the wrong type", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":42}}`, -32600, -32600, 200, float64(6), ""},
-	{"tools/call without params", `{"jsonrpc":"2.0","id":6,"method":"tools/call"}`, -32602, -32602, 200, float64(6), ""},
-	{"unknown tool", toolCall("7", "no_such_tool", `{}`), -32602, -32602, 200, float64(7), ""},
-	{"empty tool name", toolCall("7", "", `{}`), -32602, -32602, 200, float64(7), ""},
-	{"unknown method", `{"jsonrpc":"2.0","id":8,"method":"no/such/method"}`, -32601, -32601, 200, float64(8), ""},
-	{"empty method", `{"jsonrpc":"2.0","id":8,"method":""}`, -32600, -32600, 400, float64(8), ""},
-	{"notification method as a request", `{"jsonrpc":"2.0","id":8,"method":"notifications/initialized"}`, -32601, -32601, 200, float64(8), ""},
-	{"100,000 nested arrays", toolCall("9", "expand_edit", `{"arguments":{"x":`+nested(100_000, false)+`}}`), -32700, -32700, 400, nil, ""},
-	{"100,000 nested objects", toolCall("9", "expand_edit", `{"arguments":{"x":`+nested(100_000, true)+`}}`), -32700, -32700, 400, nil, ""},
-	{"100,000 nested arrays as the id", `{"jsonrpc":"2.0","id":` + nested(100_000, false) + `,"method":"ping"}`, -32700, -32700, 400, nil, ""},
-}
-
 func TestStdioHostileMalformed(t *testing.T) {
 	t.Parallel()
 	h := startHostile(t, limits.Defaults())
-	for _, tt := range malformed {
-		t.Run(tt.name, func(t *testing.T) {
-			h.t = t
-			m := h.one(tt.body)
-			assert.Equal(t, tt.wantID, m["id"])
-			assert.Equal(t, tt.stdio, rpcErrorOf(t, m)["code"])
+	for _, tt := range mcptest.Malformed {
+		t.Run(tt.Name, func(t *testing.T) {
+			h.T = t
+			m := h.one(tt.Body)
+			assert.Equal(t, tt.WantID, m["id"])
+			assert.Equal(t, tt.Stdio, rpcErrorOf(t, m)["code"])
 		})
 	}
 	// The briefing is intact: r1 still reads.
-	h.t = t
-	assert.Equal(t, "x\n", text(h.call(2, "get_lines", `{"result":"r1","first":1,"last":1}`)))
+	h.T = t
+	assert.Equal(t, "x\n", mcptest.Text(h.Call(2, "get_lines", `{"result":"r1","first":1,"last":1}`)))
 }
 
 // TestStdioHostileNoAnswer: messages that get no answer at all, and do
@@ -168,7 +117,7 @@ func TestStdioHostileNoAnswer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h.t = t
+			h.T = t
 			assert.Empty(t, h.exchange(tt.line))
 		})
 	}
@@ -201,10 +150,10 @@ func TestStdioHostileEnvelope(t *testing.T) {
 
 	// A number beyond float64 reaches the tool, which saturates it and
 	// answers the range check; the lookup counts (SPEC 5, 8).
-	m := h.one(toolCall("6", "get_lines", `{"result":"r1","first":1e309}`))
+	m := h.one(mcptest.ToolCall("6", "get_lines", `{"result":"r1","first":1e309}`))
 	res := m["result"].(map[string]any)
-	assert.Equal(t, "invalid_range", errCode(res))
-	assert.Equal(t, float64(1), structured(res)["budget"].(map[string]any)["lookups_used"])
+	assert.Equal(t, "invalid_range", mcptest.ErrCode(res))
+	assert.Equal(t, float64(1), mcptest.Structured(res)["budget"].(map[string]any)["lookups_used"])
 }
 
 func TestStdioHostileBeforeHandshake(t *testing.T) {
@@ -213,15 +162,15 @@ func TestStdioHostileBeforeHandshake(t *testing.T) {
 	// a legacy-era request (SPEC 2 serves both eras, and the briefing is
 	// the process's life), so no initialize is needed.
 	s := start(t, limits.Defaults(), briefing.Legacy, map[string]string{"a.txt": "x\ny\n"})
-	res := s.call(1, "inspect", `{"paths":["a.txt"]}`)
+	res := s.Call(1, "inspect", `{"paths":["a.txt"]}`)
 	assert.Nil(t, res["isError"])
-	assert.Equal(t, "y\n", text(s.call(2, "get_lines", `{"result":"r1","first":2}`)))
+	assert.Equal(t, "y\n", mcptest.Text(s.Call(2, "get_lines", `{"result":"r1","first":2}`)))
 	// A later initialize joins the same briefing.
-	s.initialize()
-	assert.Equal(t, "x\n", text(s.call(3, "get_lines", `{"result":"r1","first":1,"last":1}`)))
+	s.Initialize()
+	assert.Equal(t, "x\n", mcptest.Text(s.Call(3, "get_lines", `{"result":"r1","first":1,"last":1}`)))
 	// initialize may even come again; it changes nothing.
-	s.initialize()
-	assert.Equal(t, float64(1), structured(s.call(4, "list_results", `{}`))["total"])
+	s.Initialize()
+	assert.Equal(t, float64(1), mcptest.Structured(s.Call(4, "list_results", `{}`))["total"])
 }
 
 func TestStdioHostileDuplicateIDs(t *testing.T) {
@@ -230,13 +179,13 @@ func TestStdioHostileDuplicateIDs(t *testing.T) {
 	// Two requests with the same id, written together: both run, in
 	// order, and each is answered with that id.
 	h.step = 3 // the two begin_steps below come before exchange's own
-	got := h.exchange(toolCall("7", "begin_step", `{}`) + "\n" + toolCall("7", "begin_step", `{}`) + "\n" +
-		toolCall(`"7"`, "list_results", `{}`))
+	got := h.exchange(mcptest.ToolCall("7", "begin_step", `{}`) + "\n" + mcptest.ToolCall("7", "begin_step", `{}`) + "\n" +
+		mcptest.ToolCall(`"7"`, "list_results", `{}`))
 	require.Len(t, got, 3)
 	assert.Equal(t, float64(7), got[0]["id"])
-	assert.Equal(t, "step 2", text(got[0]["result"].(map[string]any)))
+	assert.Equal(t, "step 2", mcptest.Text(got[0]["result"].(map[string]any)))
 	assert.Equal(t, float64(7), got[1]["id"])
-	assert.Equal(t, "step 3", text(got[1]["result"].(map[string]any)))
+	assert.Equal(t, "step 3", mcptest.Text(got[1]["result"].(map[string]any)))
 	assert.Equal(t, "7", got[2]["id"])
 }
 
@@ -249,18 +198,18 @@ func TestStdioHostileDeepArguments(t *testing.T) {
 		tool, args string
 		lookup     bool
 	}{
-		{"expand_edit", `{"arguments":{"x":` + nested(9_000, false) + `}}`, false},
-		{"expand_edit", `{"arguments":{"x":` + nested(9_000, true) + `}}`, false},
-		{"get_lines", `{"result":` + nested(9_000, false) + `,"first":1}`, true},
-		{"get_json", `{"result":"r2","pointer":"","as":` + nested(9_000, true) + `}`, true},
-		{"inspect", `{"paths":[` + nested(9_000, false) + `]}`, false},
-		{"retain_output", `{"label":"l","text":"t","exit_code":` + nested(9_000, false) + `}`, false},
+		{"expand_edit", `{"arguments":{"x":` + mcptest.Nested(9_000, false) + `}}`, false},
+		{"expand_edit", `{"arguments":{"x":` + mcptest.Nested(9_000, true) + `}}`, false},
+		{"get_lines", `{"result":` + mcptest.Nested(9_000, false) + `,"first":1}`, true},
+		{"get_json", `{"result":"r2","pointer":"","as":` + mcptest.Nested(9_000, true) + `}`, true},
+		{"inspect", `{"paths":[` + mcptest.Nested(9_000, false) + `]}`, false},
+		{"retain_output", `{"label":"l","text":"t","exit_code":` + mcptest.Nested(9_000, false) + `}`, false},
 	} {
-		m := h.one(toolCall("1", tt.tool, tt.args))
+		m := h.one(mcptest.ToolCall("1", tt.tool, tt.args))
 		res := m["result"].(map[string]any)
-		assert.Equal(t, "invalid_argument", errCode(res), "%s: %.200v", tt.tool, res)
+		assert.Equal(t, "invalid_argument", mcptest.ErrCode(res), "%s: %.200v", tt.tool, res)
 		if tt.lookup {
-			assert.Equal(t, float64(1), structured(res)["budget"].(map[string]any)["lookups_used"])
+			assert.Equal(t, float64(1), mcptest.Structured(res)["budget"].(map[string]any)["lookups_used"])
 		}
 	}
 }
@@ -271,7 +220,7 @@ func TestStdioHostileOversized(t *testing.T) {
 	cfg.MaxMessageBytes = 4096
 	h := startHostile(t, cfg)
 	for _, n := range []int{4097, 64 << 10, 3 << 20} {
-		m := h.one(toolCall("1", "inspect", `{"paths":["`+strings.Repeat("a", n)+`"]}`))
+		m := h.one(mcptest.ToolCall("1", "inspect", `{"paths":["`+strings.Repeat("a", n)+`"]}`))
 		assert.Nil(t, m["id"])
 		e := rpcErrorOf(t, m)
 		assert.Equal(t, float64(-32600), e["code"])
@@ -302,13 +251,13 @@ func TestStdioHostileLongPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h.t = t
-			body := toolCall("1", "inspect", `{"paths":[`+string(marshal(tt.path))+`,"a.txt"]}`)
+			h.T = t
+			body := mcptest.ToolCall("1", "inspect", `{"paths":[`+string(marshal(tt.path))+`,"a.txt"]}`)
 			got := h.exchange(body)
 			require.Len(t, got, 1)
 			res := got[0]["result"].(map[string]any)
 			assert.Nil(t, res["isError"], "a bad path is its entry's error, not the call's")
-			entries := structured(res)["results"].([]any)
+			entries := mcptest.Structured(res)["results"].([]any)
 			require.Len(t, entries, 2)
 			first := entries[0].(map[string]any)
 			if tt.code == "" {
@@ -437,7 +386,7 @@ func TestHostileValidArgs(t *testing.T) {
 		if tool == "begin_step" {
 			h.step++ // the call itself begins a step
 		}
-		res := h.one(toolCall("1", tool, objectJSON(validArgs[tool])))["result"].(map[string]any)
+		res := h.one(mcptest.ToolCall("1", tool, objectJSON(validArgs[tool])))["result"].(map[string]any)
 		assert.Nil(t, res["isError"], "%s: %v", tool, res)
 	}
 }
@@ -449,13 +398,13 @@ func TestStdioHostileWrongTypes(t *testing.T) {
 	require.Greater(t, len(cases), 150)
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			h.t = t
-			m := h.one(toolCall("1", tt.tool, tt.args))
+			h.T = t
+			m := h.one(mcptest.ToolCall("1", tt.tool, tt.args))
 			res, ok := m["result"].(map[string]any)
 			require.True(t, ok, "a tool error, not a protocol fault: %v", m)
-			assert.Equal(t, "invalid_argument", errCode(res), "%s", text(res))
-			assert.True(t, strings.HasPrefix(text(res), "error invalid_argument: "), text(res))
-			b, hasBudget := structured(res)["budget"].(map[string]any)
+			assert.Equal(t, "invalid_argument", mcptest.ErrCode(res), "%s", mcptest.Text(res))
+			assert.True(t, strings.HasPrefix(mcptest.Text(res), "error invalid_argument: "), mcptest.Text(res))
+			b, hasBudget := mcptest.Structured(res)["budget"].(map[string]any)
 			switch {
 			case tt.lookup:
 				// The step is fresh (the begin_step after the last case).
@@ -486,69 +435,35 @@ func TestStdioRequestIDsAsWritten(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, line := range []string{
-			toolCall(tt.id, "begin_step", `{}`),                              // direct
+			mcptest.ToolCall(tt.id, "begin_step", `{}`),                      // direct
 			`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"ping"}`,           // mcp-go
 			`{"jsonrpc":"2.0","id":` + tt.id + `,"method":"no/such/method"}`, // mcp-go's error
 		} {
-			s.send(line)
-			got, err := s.out.ReadString('\n')
+			s.Send(line)
+			got, err := s.Out.ReadString('\n')
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(got, `{"jsonrpc":"2.0","id":`+tt.want+`,`), "answer to %s: %s", line, got)
 		}
 	}
 }
 
-// oneReading are messages whose members differ from JSON-RPC's names only
-// by case, or that mix a request's members with a response's, or that nest
-// past the 1,000 levels of the tools' own JSON index: the transport decides
-// what each message is, and mcp-go acts on that decision alone. The same
-// table runs over stdio and over HTTP.
-var oneReading = []struct {
-	name       string
-	body       string
-	answered   bool    // an answer comes (else: none, and over HTTP 202)
-	wantID     any     // the answer's id
-	code       float64 // its JSON-RPC error code; 0 for a result
-	steps      int     // begin_steps the message runs
-	tool       string  // the tool whose answer comes, if any ("" for ping's {})
-	httpStatus int
-}{
-	{"ID beside id", `{"jsonrpc":"2.0","id":11,"method":"ping","ID":null}`, true, float64(11), 0, 0, "", 200},
-	{"result beside method", `{"jsonrpc":"2.0","id":12,"method":"ping","result":{}}`, true, float64(12), -32600, 0, "", 400},
-	{"error beside method", `{"jsonrpc":"2.0","id":12,"method":"ping","error":{"code":1,"message":"x"}}`, true, float64(12), -32600, 0, "", 400},
-	{"Result beside a call", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"begin_step","arguments":{}},"Result":1}`, true, float64(13), 0, 1, "begin_step", 200},
-	{"Id on a notification", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"begin_step","arguments":{}},"Id":14}`, false, nil, 0, 0, "", 202},
-	{"Method beside method", `{"jsonrpc":"2.0","id":15,"method":"ping","Method":"tools/call","params":{"name":"begin_step","arguments":{}}}`, true, float64(15), 0, 0, "", 200},
-	{"METHOD beside a call", `{"jsonrpc":"2.0","id":15,"method":"tools/call","METHOD":"ping","params":{"name":"begin_step","arguments":{}}}`, true, float64(15), 0, 1, "begin_step", 200},
-	{"Jsonrpc for jsonrpc", `{"Jsonrpc":"2.0","id":16,"method":"ping"}`, true, float64(16), -32600, 0, "", 200},
-	{"Params for params", `{"jsonrpc":"2.0","id":17,"method":"tools/call","Params":{"name":"begin_step","arguments":{}}}`, true, float64(17), -32602, 0, "", 200},
-	{"Name beside name", `{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"list_results","Name":"begin_step","arguments":{}}}`, true, float64(18), 0, 0, "list_results", 200},
-	{"Arguments beside arguments", `{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"begin_step","arguments":{},"Arguments":{"x":1}}}`, true, float64(19), 0, 1, "begin_step", 200},
-	{"an escaped name is the name", `{"jsonrpc":"2.0","id":20,"\u006dethod":"ping"}`, true, float64(20), 0, 0, "", 200},
-	{"null id past 1,000 levels", `{"jsonrpc":"2.0","id":null,"method":"ping","params":{"x":` + nested(2_000, false) + `}}`, true, nil, -32600, 0, "", 400},
-	{"object id past 1,000 levels", `{"jsonrpc":"2.0","id":{"a":` + nested(2_000, true) + `},"method":"ping"}`, true, nil, -32600, 0, "", 400},
-	{"batch past 1,000 levels", `[` + toolCall("21", "begin_step", `{}`) + `,` + nested(2_000, false) + `]`, true, nil, -32600, 0, "", 400},
-	{"ping past 1,000 levels", `{"jsonrpc":"2.0","id":22,"method":"ping","params":{"x":` + nested(2_000, true) + `}}`, true, float64(22), 0, 0, "", 200},
-	{"Id past 1,000 levels", `{"jsonrpc":"2.0","method":"ping","params":{"x":` + nested(2_000, false) + `},"Id":23}`, false, nil, 0, 0, "", 202},
-}
-
 func TestStdioOneReading(t *testing.T) {
 	t.Parallel()
 	h := startHostile(t, limits.Defaults())
-	for _, tt := range oneReading {
-		t.Run(tt.name, func(t *testing.T) {
-			h.t = t
-			h.step += tt.steps
+	for _, tt := range mcptest.OneReading {
+		t.Run(tt.Name, func(t *testing.T) {
+			h.T = t
+			h.step += tt.Steps
 			step := h.step
-			got := h.exchange(tt.body)
-			if !tt.answered {
+			got := h.exchange(tt.Body)
+			if !tt.Answered {
 				assert.Empty(t, got)
 				return
 			}
 			require.Len(t, got, 1)
 			m := got[0]
-			assert.Equal(t, tt.wantID, m["id"])
-			checkOneReading(t, m, tt.code, tt.tool, step)
+			assert.Equal(t, tt.WantID, m["id"])
+			checkOneReading(t, m, tt.Code, tt.Tool, step)
 		})
 	}
 }
@@ -566,9 +481,9 @@ func checkOneReading(t *testing.T, m map[string]any, code float64, tool string, 
 	require.True(t, ok, "no result: %v", m)
 	switch tool {
 	case "begin_step":
-		assert.Equal(t, "step "+itoa(step), text(res))
+		assert.Equal(t, "step "+strconv.Itoa(step), mcptest.Text(res))
 	case "list_results":
-		assert.Equal(t, float64(2), structured(res)["total"])
+		assert.Equal(t, float64(2), mcptest.Structured(res)["total"])
 	default:
 		assert.Empty(t, res, "ping's answer")
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOnlyServerImportsMCP: the MCP library stays in the wiring. No other
-// package of the module imports mcp-go (its tests and the commands'
+// TestOnlyServerImportsMCP: the MCP library stays in the wiring, server
+// and its transport. No other package of the module imports mcp-go (its tests and the commands'
 // instruments may use the official SDK as a client, which is another
 // module).
 func TestOnlyServerImportsMCP(t *testing.T) {
@@ -27,5 +27,5 @@ func TestOnlyServerImportsMCP(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, []string{"github.com/loom-results/loom-results/server"}, importers)
+	assert.Equal(t, []string{"github.com/loom-results/loom-results/server", "github.com/loom-results/loom-results/server/transport"}, importers)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
@@ -47,8 +51,8 @@ func (unencodable) MarshalJSON() ([]byte, error) { panic("unencodable answer") }
 // returns an answer whose encoding panics.
 func withFaultyTools(t *testing.T, log *syncBuffer) *Server {
 	t.Helper()
-	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "x\ny\n"})
-	s.opts.Log = log
+	root, _ := testroot.Open(t, map[string]string{"a.txt": "x\ny\n"})
+	s := New(Options{Limits: limits.Defaults(), Policy: briefing.Legacy, Root: root, Log: log})
 	noArgs := schema(nil)
 	s.mcp.AddTools(
 		mcpserver.ServerTool{
@@ -74,35 +78,35 @@ func withFaultyTools(t *testing.T, log *syncBuffer) *Server {
 var faults = []struct {
 	name, body, what string
 }{
-	{"tool panics (direct path)", toolCall("1", "panics", `{}`), "tools/call panics: runtime error: index out of range [2] with length 0"},
+	{"tool panics (direct path)", mcptest.ToolCall("1", "panics", `{}`), "tools/call panics: runtime error: index out of range [2] with length 0"},
 	{"tool panics (through mcp-go)", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panics","arguments":{},"_meta":{"progressToken":1}}}`, "tools/call: runtime error: index out of range [2] with length 0"},
-	{"answer cannot be encoded", toolCall("1", "unencodable", `{}`), "tools/call unencodable: unencodable answer"},
+	{"answer cannot be encoded", mcptest.ToolCall("1", "unencodable", `{}`), "tools/call unencodable: unencodable answer"},
 }
 
 func TestStdioRecoversPanics(t *testing.T) {
 	t.Parallel()
 	var log syncBuffer
-	s := serveStdio(t, withFaultyTools(t, &log))
-	res := s.call(7, "inspect", `{"paths":["a.txt"]}`)
+	s := mcptest.ServeStdio(t, withFaultyTools(t, &log).ServeStdio)
+	res := s.Call(7, "inspect", `{"paths":["a.txt"]}`)
 	require.Nil(t, res["isError"])
 	for i, tt := range faults {
 		t.Run(tt.name, func(t *testing.T) {
-			s.t = t
-			s.send(tt.body)
-			m := s.recv()
+			s.T = t
+			s.Send(tt.body)
+			m := s.Recv()
 			assert.Equal(t, float64(1), m["id"])
 			e := rpcErrorOf(t, m)
 			assert.Equal(t, float64(-32603), e["code"])
 			assert.Equal(t, "internal error serving "+tt.what+" (the server logged it and goes on serving)", e["message"])
 			// The briefing goes on: its result reads, its step moves.
-			assert.Equal(t, "step "+itoa(i+2), text(s.call(2, "begin_step", `{}`)))
-			assert.Equal(t, "y\n", text(s.call(3, "get_lines", `{"result":"r1","first":2}`)))
+			assert.Equal(t, "step "+strconv.Itoa(i+2), mcptest.Text(s.Call(2, "begin_step", `{}`)))
+			assert.Equal(t, "y\n", mcptest.Text(s.Call(3, "get_lines", `{"result":"r1","first":2}`)))
 		})
 	}
-	s.t = t
+	s.T = t
 	// A notification that panics gets no answer, as any notification.
-	s.send(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"panics","arguments":{}}}`)
-	assert.Equal(t, "step 5", text(s.call(4, "begin_step", `{}`)))
+	s.Send(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"panics","arguments":{}}}`)
+	assert.Equal(t, "step 5", mcptest.Text(s.Call(4, "begin_step", `{}`)))
 
 	got := log.String()
 	assert.Equal(t, len(faults), strings.Count(got, "loom-results: internal error serving "))
@@ -114,28 +118,28 @@ func TestHTTPRecoversPanics(t *testing.T) {
 	t.Parallel()
 	var log syncBuffer
 	s := withFaultyTools(t, &log)
-	tr, c := newHTTPFixture(t, s, HTTPOptions{})
-	id := c.initialize()
-	c.call(id, 7, "inspect", `{"paths":["a.txt"]}`)
+	c := serveHTTP(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
+	c.Call(id, 7, "inspect", `{"paths":["a.txt"]}`)
 	for i, tt := range faults {
 		t.Run(tt.name, func(t *testing.T) {
 			c := *c
-			c.t = t
-			a := c.post(id, tt.body)
-			require.Equal(t, http.StatusOK, a.status, "%s", a.body)
-			e := rpcErr(t, a)
+			c.T = t
+			a := c.Post(id, tt.body)
+			require.Equal(t, http.StatusOK, a.Status, "%s", a.Body)
+			e := a.RPCError(t)
 			assert.Equal(t, float64(-32603), e["code"])
 			assert.Equal(t, "internal error serving "+tt.what+" (the server logged it and goes on serving)", e["message"])
-			assert.Equal(t, float64(1), a.json(t)["id"])
-			assert.Equal(t, "step "+itoa(i+2), text(c.call(id, 2, "begin_step", `{}`)))
+			assert.Equal(t, float64(1), a.JSON(t)["id"])
+			assert.Equal(t, "step "+strconv.Itoa(i+2), mcptest.Text(c.Call(id, 2, "begin_step", `{}`)))
 		})
 	}
 	assert.Equal(t, len(faults), strings.Count(log.String(), "loom-results: internal error serving "))
 	// The session ends and frees its briefing as any other: no call of it
 	// is left counted as running.
-	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, id, "").status)
-	assert.Equal(t, int64(0), s.quota.Used())
-	assert.Empty(t, tr.sessions)
+	require.Equal(t, http.StatusNoContent, c.Do(http.MethodDelete, id, "").Status)
+	assert.Equal(t, int64(0), s.StoredBytes())
+	assert.Equal(t, http.StatusNotFound, c.Post(id, mcptest.CallBody(3, "begin_step", `{}`)).Status)
 }
 
 // panicWriter panics the first time its header is asked for: a fault in
@@ -156,9 +160,8 @@ func (w *panicWriter) Header() http.Header {
 func TestHTTPRecoversTransportPanic(t *testing.T) {
 	t.Parallel()
 	var log syncBuffer
-	s := newTestServer(t, limits.Defaults(), nil)
-	s.opts.Log = &log
-	tr := s.newHTTPTransport(HTTPOptions{Addr: "127.0.0.1:0"})
+	s := New(Options{Limits: limits.Defaults(), Policy: briefing.Legacy, Log: &log})
+	tr := s.HTTPHandler(transport.HTTPOptions{Addr: "127.0.0.1:0"})
 	w := &panicWriter{ResponseRecorder: httptest.NewRecorder()}
 	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
 	require.NotPanics(t, func() { tr.ServeHTTP(w, req) })

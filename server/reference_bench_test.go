@@ -37,7 +37,7 @@ func replayOf(b *testing.B, s *benchSession, calls ...[2]string) *benchSession {
 	for _, c := range calls {
 		req := callLine(s.id+1, c[0], c[1])
 		rec.Sent([]byte(req))
-		rec.Received(bytes.TrimSuffix(s.call(c[0], c[1]), []byte("\n")))
+		rec.Received(bytes.TrimSuffix(s.Call(c[0], c[1]), []byte("\n")))
 	}
 	rp, err := replayserver.New(rec.Tape())
 	if err != nil {
@@ -65,7 +65,7 @@ func callLine(id int, tool, args string) string {
 func BenchmarkStdioReplayBeginStep(b *testing.B) {
 	r := replayOf(b, startBench(b, nil), [2]string{"begin_step", `{}`})
 	for b.Loop() {
-		r.call("begin_step", `{}`)
+		r.Call("begin_step", `{}`)
 	}
 }
 
@@ -74,11 +74,11 @@ func BenchmarkStdioReplayBeginStep(b *testing.B) {
 func BenchmarkStdioReplayGetLinesNearEnd(b *testing.B) {
 	data, lines := sourceFile(16<<20 - 64)
 	s := startBench(b, map[string][]byte{"big.go": data})
-	s.call("inspect", `{"paths":["big.go"]}`)
+	s.Call("inspect", `{"paths":["big.go"]}`)
 	args := fmt.Sprintf(`{"result":"r1","first":%d,"last":%d}`, lines-25, lines-6)
 	r := replayOf(b, s, [2]string{"get_lines", args})
 	for b.Loop() {
-		r.call("get_lines", args)
+		r.Call("get_lines", args)
 	}
 }
 
@@ -87,12 +87,12 @@ func BenchmarkStdioReplayGetLinesNearEnd(b *testing.B) {
 func BenchmarkStdioReplayGetRangeNearEnd(b *testing.B) {
 	data, lines := sourceFile(16<<20 - 64)
 	s := startBench(b, map[string][]byte{"big.go": data})
-	s.call("inspect", `{"paths":["big.go"]}`)
+	s.Call("inspect", `{"paths":["big.go"]}`)
 	lineLen := len(data) / lines
 	args := fmt.Sprintf(`{"result":"r1","start":%d,"end":%d}`, (lines-25)*lineLen, (lines-5)*lineLen)
 	r := replayOf(b, s, [2]string{"get_range", args})
 	for b.Loop() {
-		r.call("get_range", args)
+		r.Call("get_range", args)
 	}
 }
 
@@ -101,7 +101,7 @@ func BenchmarkStdioReplayGetRangeNearEnd(b *testing.B) {
 func BenchmarkStdioReplayListResults1024(b *testing.B) {
 	s := startBench(b, nil)
 	for i := range 1024 {
-		s.call("retain_output", `{"label":"run `+strconv.Itoa(i)+`","text":"ok `+strconv.Itoa(i)+`\n"}`)
+		s.Call("retain_output", `{"label":"run `+strconv.Itoa(i)+`","text":"ok `+strconv.Itoa(i)+`\n"}`)
 	}
 	pages := []string{`{"page":0}`, `{"page":31}`, `{"page":63}`}
 	var calls [][2]string
@@ -111,7 +111,7 @@ func BenchmarkStdioReplayListResults1024(b *testing.B) {
 	r := replayOf(b, s, calls...)
 	i := 0
 	for b.Loop() {
-		r.call("list_results", pages[i%len(pages)])
+		r.Call("list_results", pages[i%len(pages)])
 		i++
 	}
 }

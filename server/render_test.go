@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 
@@ -32,8 +33,8 @@ func TestTextNoForgedLines(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s.t = t
-			got := text(s.call(i+1, tt.tool, tt.args))
+			s.T = t
+			got := mcptest.Text(s.Call(i+1, tt.tool, tt.args))
 			first, _, _ := strings.Cut(got, "\n")
 			assert.True(t, strings.HasPrefix(first, tt.want), "first line %q", first)
 			for _, line := range strings.Split(got, "\n")[1:] {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/conformance"
+	"github.com/loom-results/loom-results/internal/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 
@@ -149,8 +150,8 @@ func TestDefaultsMeanOmitted(t *testing.T) {
 	t.Parallel()
 	cfg := limits.Defaults()
 	s := start(t, cfg, briefing.Legacy, map[string]string{"a.txt": "alpha\nbeta\nalpha\n", "d.json": `{"k": [1, 2]}`})
-	s.initialize()
-	require.Nil(t, s.call(1, "inspect", `{"paths":["a.txt","d.json"]}`)["isError"])
+	s.Initialize()
+	require.Nil(t, s.Call(1, "inspect", `{"paths":["a.txt","d.json"]}`)["isError"])
 	base := map[string]string{
 		"find":          `{"result":"r1","pattern":"ALPHA"}`,
 		"get_range":     `{"result":"r1","end":6}`,
@@ -177,16 +178,16 @@ func TestDefaultsMeanOmitted(t *testing.T) {
 		withDefaults, err := json.Marshal(filled)
 		require.NoError(t, err)
 
-		s.call(id, "begin_step", `{}`)
-		omitted := s.call(id+1, name, base[name])
-		given := s.call(id+2, name, string(withDefaults))
+		s.Call(id, "begin_step", `{}`)
+		omitted := s.Call(id+1, name, base[name])
+		given := s.Call(id+2, name, string(withDefaults))
 		id += 3
 		require.Nil(t, omitted["isError"], name)
 		require.Nil(t, given["isError"], name)
-		a, b := structured(omitted), structured(given)
+		a, b := mcptest.Structured(omitted), mcptest.Structured(given)
 		delete(a, "budget")
 		delete(b, "budget")
-		gotText := text(given)
+		gotText := mcptest.Text(given)
 		if name == "retain_output" {
 			assert.Equal(t, false, a["reused"])
 			assert.Equal(t, true, b["reused"], "the same output with the same source")
@@ -195,7 +196,7 @@ func TestDefaultsMeanOmitted(t *testing.T) {
 			gotText = strings.Replace(gotText, ", reused", "", 1)
 		}
 		assert.Equal(t, a, b, name)
-		assert.Equal(t, text(omitted), gotText, name)
+		assert.Equal(t, mcptest.Text(omitted), gotText, name)
 	}
 }
 

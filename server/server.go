@@ -1,6 +1,3 @@
-// Package server wires loom-results to MCP: the tool definitions, thin
-// adapters from tool calls to a briefing, and the transports. It is the only
-// package that imports the MCP library.
 package server
 
 import (
@@ -16,6 +13,7 @@ import (
 	"github.com/loom-results/loom-results/internal/version"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
 
@@ -54,7 +52,8 @@ type Server struct {
 	// tools are the tools added to mcp, by name, for the direct path: the
 	// set never changes after New, and mcp-go's GetTool copies a tool's
 	// whole definition onto the heap on every call.
-	tools map[string]*mcpserver.ServerTool
+	tools     map[string]*mcpserver.ServerTool
+	transport *transport.Transport
 }
 
 // New returns a server with every tool of SPEC section 5.
@@ -72,7 +71,27 @@ func New(opts Options) *Server {
 		s.mcp.AddTool(t.Tool, t.Handler)
 		s.tools[t.Tool.Name] = &t
 	}
+	s.transport = transport.New(transport.Config{
+		MCP:             s.mcp,
+		Tools:           s.tools,
+		NewSession:      func() transport.Session { return Session{s.newBriefing()} },
+		MaxMessageBytes: opts.Limits.MaxMessageBytes,
+		IdleTimeout:     opts.Limits.IdleTimeout,
+		Log:             opts.Log,
+	})
 	return s
+}
+
+// ServeStdio serves one briefing over newline-delimited JSON-RPC on in and
+// out until in ends or ctx is done (transport.Transport.ServeStdio).
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	return s.transport.ServeStdio(ctx, in, out)
+}
+
+// ListenAndServeHTTP serves Streamable HTTP, one briefing per MCP session,
+// until ctx is done (transport.Transport.ListenAndServeHTTP).
+func (s *Server) ListenAndServeHTTP(ctx context.Context, opts transport.HTTPOptions) error {
+	return s.transport.ListenAndServeHTTP(ctx, opts)
 }
 
 // instructions describe the loop for the mode the server runs in, in a few
@@ -102,6 +121,15 @@ func (s *Server) newBriefing() *briefing.Briefing {
 	return briefing.New(briefing.Options{Limits: s.opts.Limits, Policy: s.opts.Policy, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota})
 }
 
+// Session is the transport's state of one client session: its briefing.
+type Session struct{ Briefing *briefing.Briefing }
+
+// Bind returns ctx carrying the briefing, where the tools find it.
+func (s Session) Bind(ctx context.Context) context.Context { return withBriefing(ctx, s.Briefing) }
+
+// Close frees the briefing: its store and its share of the quota.
+func (s Session) Close() { s.Briefing.Close() }
+
 type briefingKey struct{}
 
 // withBriefing returns ctx carrying the briefing that tool calls in it use.
@@ -126,7 +154,7 @@ func serve(h handler) mcpserver.ToolHandlerFunc {
 		if b == nil {
 			return nil, errNoBriefing
 		}
-		raw := argumentsFrom(ctx)
+		raw := json.RawMessage(transport.Arguments(ctx))
 		if raw == nil {
 			raw = req.Params.RawArguments
 		}
@@ -137,3 +165,16 @@ func serve(h handler) mcpserver.ToolHandlerFunc {
 }
 
 var errNoBriefing = errcode.New(errcode.InvalidArgument, "no session state for this call")
+
+// HTTPHandler is the handler that ListenAndServeHTTP serves, for an HTTP
+// server of the caller's own (transport.Transport.HTTPHandler).
+func (s *Server) HTTPHandler(opts transport.HTTPOptions) *transport.HTTPHandler {
+	return s.transport.HTTPHandler(opts)
+}
+
+// Transport is the transport serving this server's tools.
+func (s *Server) Transport() *transport.Transport { return s.transport }
+
+// StoredBytes is what all briefings hold, counted against
+// --max-total-bytes.
+func (s *Server) StoredBytes() int64 { return s.quota.Used() }

@@ -20,6 +20,7 @@ import (
 	"github.com/loom-results/loom-results/internal/version"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server"
+	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
 
@@ -74,7 +75,7 @@ type serverFlags struct {
 	steps     *string
 	write     *bool
 	// The HTTP transport's and the heap's, beside the limits.
-	http        *server.HTTPOptions
+	http        *transport.HTTPOptions
 	memorySlack *int64
 	maxSessions *int64
 }
@@ -98,11 +99,11 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
 	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
 	f.memorySlack, f.maxSessions = new(int64), new(int64)
-	*f.memorySlack, *f.maxSessions = server.DefaultMemorySlack, server.DefaultMaxSessions
+	*f.memorySlack, *f.maxSessions = server.DefaultMemorySlack, transport.DefaultMaxSessions
 	fs.Var(limits.Count(f.memorySlack, 0), "memory-slack", "bytes of garbage the heap may hold beside the stored results before it is collected (0: Go's default collector)")
-	f.http = &server.HTTPOptions{}
-	fs.DurationVar(&f.http.ReadTimeout, "http-read-timeout", server.DefaultReadTimeout, "time an HTTP request has to send its headers, and then its body")
-	fs.DurationVar(&f.http.WriteTimeout, "http-write-timeout", server.DefaultWriteTimeout, "time a client has to take each HTTP answer")
+	f.http = &transport.HTTPOptions{}
+	fs.DurationVar(&f.http.ReadTimeout, "http-read-timeout", transport.DefaultReadTimeout, "time an HTTP request has to send its headers, and then its body")
+	fs.DurationVar(&f.http.WriteTimeout, "http-write-timeout", transport.DefaultWriteTimeout, "time a client has to take each HTTP answer")
 	fs.Var(limits.Count(f.maxSessions, 1), "max-sessions", "live HTTP sessions at most; initialize past it gets 503")
 	return fs, f
 }
@@ -142,7 +143,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return usageError{errors.New("empty --http-token")}
 	}
 	if *f.httpAddr != "" {
-		if err := server.CheckHTTPAddr(*f.httpAddr, *f.httpToken); err != nil {
+		if err := transport.CheckHTTPAddr(*f.httpAddr, *f.httpToken); err != nil {
 			fmt.Fprintf(stderr, "loom-results: --http: %v\n", err)
 			return usageError{err}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server"
+	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
 
@@ -46,7 +47,7 @@ func inProcess(t *testing.T, sessions int) (*corpus, string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := make(logLines, 4)
 	done := make(chan error, 1)
-	go func() { done <- s.ListenAndServeHTTP(ctx, server.HTTPOptions{Addr: "127.0.0.1:0", Log: logs}) }()
+	go func() { done <- s.ListenAndServeHTTP(ctx, transport.HTTPOptions{Addr: "127.0.0.1:0", Log: logs}) }()
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"cmp"
@@ -165,7 +165,7 @@ func listenAddr(addr string, bound net.Addr) string {
 // serves to opts.Log. When ctx is done it stops accepting connections, lets
 // in-flight requests finish for up to 1.5 s, ends every session, freeing
 // its briefing, and returns nil.
-func (s *Server) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error {
+func (tr *Transport) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error {
 	if err := CheckHTTPAddr(opts.Addr, opts.Token); err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (s *Server) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error
 	if logw == nil {
 		logw = io.Discard
 	}
-	t := s.newHTTPTransport(opts)
+	t := tr.HTTPHandler(opts)
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
@@ -190,7 +190,7 @@ func (s *Server) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
-		t.closeAll()
+		t.Close()
 		return fmt.Errorf("--http: %w", err)
 	case <-ctx.Done():
 	}
@@ -204,19 +204,22 @@ func (s *Server) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(logw, "loom-results: http: %v\n", err)
 	}
-	t.closeAll()
+	t.Close()
 	return nil
 }
 
-// newHTTPTransport returns the HTTP handler of ListenAndServeHTTP, without a
-// listener.
-func (s *Server) newHTTPTransport(opts HTTPOptions) *httpTransport {
+// HTTPHandler returns the handler ListenAndServeHTTP serves, for a server
+// of the caller's own: Streamable HTTP at /mcp, one session state per MCP
+// session. opts.Addr is the address it will be served at (its host decides
+// the DNS-rebinding checks, SPEC section 2); opts.Log is not used. Close
+// ends its sessions.
+func (tr *Transport) HTTPHandler(opts HTTPOptions) *HTTPHandler {
 	host, _, _ := net.SplitHostPort(opts.Addr)
-	t := &httpTransport{
-		s:            s,
+	t := &HTTPHandler{
+		tr:           tr,
 		token:        opts.Token,
 		loopback:     isLoopback(host),
-		idle:         s.opts.Limits.IdleTimeout,
+		idle:         tr.cfg.IdleTimeout,
 		readTimeout:  cmp.Or(opts.ReadTimeout, DefaultReadTimeout),
 		writeTimeout: cmp.Or(opts.WriteTimeout, DefaultWriteTimeout),
 		maxSessions:  cmp.Or(opts.MaxSessions, DefaultMaxSessions),
@@ -245,7 +248,7 @@ func (s *Server) newHTTPTransport(opts HTTPOptions) *httpTransport {
 // nothing was written yet, answered 500 with JSON-RPC -32603. net/http
 // would recover it too, but only by dropping the connection, so the client
 // would get no answer at all.
-func (t *httpTransport) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+func (t *HTTPHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &headerWatch{ResponseWriter: rw}
 	defer t.recoverRequest(w)
 	rc := http.NewResponseController(w)
@@ -306,12 +309,12 @@ func unread(w http.ResponseWriter, r *http.Request) {
 }
 
 // recoverRequest recovers a panic of ServeHTTP (it must be deferred there).
-func (t *httpTransport) recoverRequest(w *headerWatch) {
+func (t *HTTPHandler) recoverRequest(w *headerWatch) {
 	v := recover()
 	if v == nil {
 		return
 	}
-	resp := t.s.panicked(nil, v)
+	resp := t.tr.panicked(nil, v)
 	if !w.wrote {
 		writeJSON(w, http.StatusInternalServerError, resp)
 	}
@@ -340,7 +343,7 @@ func (w *headerWatch) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // Host header must name a loopback host, and any Origin must be a loopback
 // origin (on a non-loopback listener, which needs a token, the request's own
 // origin is allowed too). It returns why a request is refused, or "".
-func (t *httpTransport) forbidden(r *http.Request) string {
+func (t *HTTPHandler) forbidden(r *http.Request) string {
 	if t.loopback && !isLoopbackHostPort(r.Host) {
 		return fmt.Sprintf("Host %q is not a loopback host", r.Host)
 	}
@@ -358,7 +361,7 @@ func (t *httpTransport) forbidden(r *http.Request) string {
 
 // authorized checks the bearer token in constant time (over digests, so
 // the token's length does not leak either).
-func (t *httpTransport) authorized(r *http.Request) bool {
+func (t *HTTPHandler) authorized(r *http.Request) bool {
 	if t.token == "" {
 		return true
 	}

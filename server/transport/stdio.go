@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bufio"
@@ -18,24 +18,24 @@ import (
 // is read, so at the end of input every request read has been answered. A
 // message over --max-message-bytes, counted without its final "\n" or
 // "\r\n", is answered with JSON-RPC -32600 and id null, and serving goes on.
-func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
-	if err := s.mcp.RegisterSession(ctx, sess); err != nil {
+	if err := tr.mcp.RegisterSession(ctx, sess); err != nil {
 		return fmt.Errorf("register stdio session: %w", err)
 	}
-	defer s.mcp.UnregisterSession(ctx, sess.SessionID())
-	b := s.newBriefing()
-	defer b.Close()
-	ctx = withBriefing(s.mcp.WithContext(ctx, sess), b)
+	defer tr.mcp.UnregisterSession(ctx, sess.SessionID())
+	state := tr.cfg.NewSession()
+	defer state.Close()
+	ctx = bind(tr.mcp.WithContext(ctx, sess), state)
 
 	r := bufio.NewReaderSize(in, 64<<10)
 	w := bufio.NewWriterSize(out, 64<<10)
-	limit := s.opts.Limits.MaxMessageBytes
+	limit := tr.cfg.MaxMessageBytes
 	for ctx.Err() == nil {
 		line, size, err := readLine(r, limit)
 		if len(bytes.TrimSpace(line)) > 0 || size > limit {
-			msg, resp := s.stdioAnswer(ctx, line, size, limit)
-			if err := s.writeMessages(w, &msg, resp, sess.notes); err != nil {
+			msg, resp := tr.stdioAnswer(ctx, line, size, limit)
+			if err := tr.writeMessages(w, &msg, resp, sess.notes); err != nil {
 				return err
 			}
 		}
@@ -52,8 +52,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // stdioAnswer reads one line's message and answers it; msg is the zero
 // inbound when the line is not a message readMessage took. A panic is
 // answered with -32603 (recoverCall).
-func (s *Server) stdioAnswer(ctx context.Context, line []byte, size, limit int64) (msg inbound, resp mcp.JSONRPCMessage) {
-	defer s.recoverCall(&msg, &resp)
+func (tr *Transport) stdioAnswer(ctx context.Context, line []byte, size, limit int64) (msg inbound, resp mcp.JSONRPCMessage) {
+	defer tr.recoverCall(&msg, &resp)
 	if size > limit {
 		return inbound{}, oversize(size, limit)
 	}
@@ -64,7 +64,7 @@ func (s *Server) stdioAnswer(ctx context.Context, line []byte, size, limit int64
 	if m.response {
 		return m, nil
 	}
-	return m, s.handle(ctx, m)
+	return m, tr.handle(ctx, m)
 }
 
 // readLine reads one line and returns it without its final "\n" or "\r\n",
@@ -129,9 +129,9 @@ func oversize(size, limit int64) mcp.JSONRPCError {
 // fits (appendMessage: json.Marshal's bytes); an answer whose encoding
 // fails or panics is written as -32603 (encodeAnswer). Only a failure to
 // write is an error.
-func (s *Server) writeMessages(w *bufio.Writer, msg *inbound, resp any, notes <-chan mcp.JSONRPCNotification) error {
+func (tr *Transport) writeMessages(w *bufio.Writer, msg *inbound, resp any, notes <-chan mcp.JSONRPCNotification) error {
 	write := func(v any) error {
-		b := s.encodeAnswer(w.AvailableBuffer(), msg, v)
+		b := tr.encodeAnswer(w.AvailableBuffer(), msg, v)
 		if len(b) == 0 {
 			return nil
 		}

@@ -1,4 +1,4 @@
-package server
+package transport_test
 
 import (
 	"bytes"
@@ -12,7 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/mcptest"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // FuzzReadMessage fuzzes the reader both transports use (readMessage),
@@ -24,7 +27,7 @@ import (
 // server answers the message itself (a plain tools/call) or through
 // mcp-go (the twin of encode_test.go, one session fed every input in turn).
 func FuzzReadMessage(f *testing.F) {
-	scripts, err := filepath.Glob("../conformance/testdata/*.txtar")
+	scripts, err := filepath.Glob("../../conformance/testdata/*.txtar")
 	require.NoError(f, err)
 	require.NotEmpty(f, scripts)
 	for _, file := range scripts {
@@ -35,11 +38,11 @@ func FuzzReadMessage(f *testing.F) {
 		}
 	}
 	// The hostile tables' messages: case-insensitive doubles, deep ones.
-	for _, tt := range oneReading {
-		f.Add([]byte(tt.body))
+	for _, tt := range mcptest.OneReading {
+		f.Add([]byte(tt.Body))
 	}
-	for _, tt := range malformed {
-		f.Add([]byte(tt.body))
+	for _, tt := range mcptest.Malformed {
+		f.Add([]byte(tt.Body))
 	}
 	dir := f.TempDir()
 	for name, body := range map[string]string{"a.txt": "x\ny\n", "j.json": `{"k": [1, "two", {"三": null}]}`} {
@@ -47,11 +50,11 @@ func FuzzReadMessage(f *testing.F) {
 	}
 	cfg := limits.Defaults()
 	cfg.MaxMessageBytes = 1 << 20
-	tw := newTwin(f, Options{Limits: cfg, Policy: briefing.Legacy}, dir)
+	tw := newTwin(f, server.Options{Limits: cfg, Policy: briefing.Legacy}, dir)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		tw.t = t
 		body = bytes.ReplaceAll(body, []byte("$ROOT"), []byte(dir))
-		msg, bad := readMessage(body)
+		msg, bad := transport.ReadMessage(body)
 		if bad != nil {
 			assert.Equal(t, !json.Valid(body), bad.Error.Code == mcp.PARSE_ERROR, "-32700 exactly when encoding/json refuses the body")
 		} else {
@@ -65,23 +68,23 @@ func FuzzReadMessage(f *testing.F) {
 // reading: encoding/json decoding the members by their exact names (a map
 // keeps the last of a repeated name, as readMessage does), and to what
 // mcp-go decodes, folding case, from the canonical envelope.
-func checkSingleReading(t *testing.T, body []byte, msg inbound) {
+func checkSingleReading(t *testing.T, body []byte, msg transport.Inbound) {
 	t.Helper()
 	var exact map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(body, &exact), "readMessage took a body that is not an object")
 	if raw, ok := exact["method"]; ok {
 		var method string
 		require.NoError(t, json.Unmarshal(raw, &method))
-		assert.Equal(t, method, msg.method)
+		assert.Equal(t, method, msg.Method())
 	} else {
-		assert.True(t, msg.response, "no method: only a response is taken")
+		assert.True(t, msg.Response(), "no method: only a response is taken")
 	}
 	if raw, ok := exact["id"]; ok && string(raw) != "null" {
-		assert.Equal(t, string(raw), string(msg.id))
+		assert.Equal(t, string(raw), string(msg.ID()))
 	} else {
-		assert.Nil(t, msg.id)
+		assert.Nil(t, msg.ID())
 	}
-	if msg.response {
+	if msg.Response() {
 		return
 	}
 	var base struct {
@@ -94,14 +97,14 @@ func checkSingleReading(t *testing.T, body []byte, msg inbound) {
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
-	canonical := msg.mcpBody()
+	canonical := msg.MCPBody()
 	if err := json.Unmarshal(canonical, &base); err != nil {
 		// mcp-go refuses it too (params of the wrong type, an id past
 		// float64): it answers, and the twin compares that answer.
 		return
 	}
-	assert.Equal(t, msg.method, base.Method, "mcp-go reads another method from %s", canonical)
-	assert.Equal(t, msg.id == nil, base.ID == nil, "mcp-go reads another id from %s", canonical)
+	assert.Equal(t, msg.Method(), base.Method, "mcp-go reads another method from %s", canonical)
+	assert.Equal(t, msg.ID() == nil, base.ID == nil, "mcp-go reads another id from %s", canonical)
 	assert.Nil(t, base.Result, "mcp-go would take %s for a response", canonical)
 	if raw, ok := exact["jsonrpc"]; ok {
 		var v any
@@ -111,17 +114,17 @@ func checkSingleReading(t *testing.T, body []byte, msg inbound) {
 	} else {
 		assert.Empty(t, base.JSONRPC)
 	}
-	if !msg.call {
+	if !msg.Call() {
 		return
 	}
 	var params map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(exact["params"], &params))
-	assert.Equal(t, string(params["arguments"]), string(msg.args), "the tool's arguments")
+	assert.Equal(t, string(params["arguments"]), string(msg.Args()), "the tool's arguments")
 	var name string
 	if json.Unmarshal(params["name"], &name) == nil {
 		assert.Equal(t, name, base.Params.Name, "mcp-go reads another tool name from %s", canonical)
 	}
-	if msg.plain {
-		assert.Equal(t, name, msg.tool)
+	if msg.Plain() {
+		assert.Equal(t, name, msg.Tool())
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/loom-results/loom-results/internal/jsonspan"
 	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
@@ -42,10 +43,8 @@ type inbound struct {
 	idValue any
 }
 
-// span is a value's lexeme, body[start:end].
-type span struct{ start, end int }
-
-func (s span) present() bool { return s.end > 0 }
+// span is a value's lexeme, body[Start:End].
+type span = jsonspan.Span
 
 // namedSpan is one member kept in a canonical params object.
 type namedSpan struct {
@@ -98,7 +97,7 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 	if !json.Valid(body) {
 		return inbound{}, envelopeError(nil, mcp.PARSE_ERROR, "the message is not valid JSON")
 	}
-	i := skipSpace(body, 0)
+	i := jsonspan.SkipSpace(body, 0)
 	switch body[i] {
 	case '{':
 	case '[':
@@ -111,7 +110,7 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 	// plain holds while the envelope has exactly the members of a plain
 	// call, each once; seen counts them by bit.
 	plain, seen := true, 0
-	for name, v := range members(body, i) {
+	for name, v := range jsonspan.Members(body, i) {
 		bit := 0
 		switch name {
 		case "jsonrpc":
@@ -128,22 +127,22 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 		plain = plain && bit != 0 && seen&bit == 0
 		seen |= bit
 	}
-	if m.idSpan.present() {
-		switch body[m.idSpan.start] {
+	if m.idSpan.Present() {
+		switch body[m.idSpan.Start] {
 		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			m.id = json.RawMessage(body[m.idSpan.start:m.idSpan.end])
+			m.id = json.RawMessage(body[m.idSpan.Start:m.idSpan.End])
 		case 'n':
 		default:
 			return inbound{}, envelopeError(nil, mcp.INVALID_REQUEST, "a JSON-RPC id is a string or a number")
 		}
 	}
-	if m.methodSpan.present() {
+	if m.methodSpan.Present() {
 		s, ok := stringValue(body, m.methodSpan)
 		if !ok || s == "" {
 			return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "a JSON-RPC method is a non-empty UTF-8 string")
 		}
 		m.method = s
-		if m.id == nil && m.idSpan.present() {
+		if m.id == nil && m.idSpan.Present() {
 			// JSON-RPC allows a null id but discourages it; MCP forbids it
 			// (a request's id is a string or an integer). mcp-go would take
 			// the request for a notification and never answer it.
@@ -160,7 +159,7 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 		}
 		return inbound{}, envelopeError(m.errorID(), mcp.INVALID_REQUEST, "the message is not a JSON-RPC request, notification or response")
 	}
-	if m.method == string(mcp.MethodToolsCall) && m.params.present() && body[m.params.start] == '{' {
+	if m.method == string(mcp.MethodToolsCall) && m.params.Present() && body[m.params.Start] == '{' {
 		m.call = true
 		m.readCall(plain && seen == 15)
 	}
@@ -176,7 +175,7 @@ func (m *inbound) readCall(plainEnvelope bool) {
 	var name, args span
 	count, names, others := 0, 0, false
 	kept := make(map[string]span, 2)
-	for member, v := range members(m.body, m.params.start) {
+	for member, v := range jsonspan.Members(m.body, m.params.Start) {
 		switch member {
 		case "arguments":
 			args = v
@@ -199,7 +198,7 @@ func (m *inbound) readCall(plainEnvelope bool) {
 		}
 	}
 	if count > 0 {
-		m.args = m.body[args.start:args.end:args.end]
+		m.args = m.body[args.Start:args.End:args.End]
 	}
 	if plainEnvelope && count <= 1 && names == 1 && !others {
 		m.plainCall(name)
@@ -215,12 +214,12 @@ func (m *inbound) mcpBody() []byte {
 	if m.canonical != nil {
 		return m.canonical
 	}
-	size := len(`{"jsonrpc":,"id":,"method":,"params":}`) + m.jsonrpc.len() + m.idSpan.len() + m.methodSpan.len() + m.params.len()
+	size := len(`{"jsonrpc":,"id":,"method":,"params":}`) + m.jsonrpc.Len() + m.idSpan.Len() + m.methodSpan.Len() + m.params.Len()
 	out := make([]byte, 0, size+64)
 	out = append(out, '{')
 	sep := false
 	add := func(name string, v span) {
-		if !v.present() {
+		if !v.Present() {
 			return
 		}
 		if sep {
@@ -230,7 +229,7 @@ func (m *inbound) mcpBody() []byte {
 		out = append(out, '"')
 		out = append(out, name...)
 		out = append(out, '"', ':')
-		out = append(out, m.body[v.start:v.end]...)
+		out = append(out, m.body[v.Start:v.End]...)
 	}
 	add("jsonrpc", m.jsonrpc)
 	add("id", m.idSpan)
@@ -252,15 +251,13 @@ func (m *inbound) mcpBody() []byte {
 			if p.name == "arguments" {
 				out = append(out, "{}"...)
 			} else {
-				out = append(out, m.body[p.start:p.end]...)
+				out = append(out, m.body[p.Start:p.End]...)
 			}
 		}
 		out = append(out, '}')
 	}
 	return append(out, '}')
 }
-
-func (s span) len() int { return s.end - s.start }
 
 // plainCall marks m as a plain tools/call: one whose envelope has exactly
 // "jsonrpc" ("2.0"), "id" (a string or a number), "method" and "params",
@@ -281,7 +278,7 @@ func (m *inbound) plainCall(name span) {
 	}
 	// The id as encoding/json decodes it into an any.
 	var id any
-	if m.body[m.idSpan.start] == '"' {
+	if m.body[m.idSpan.Start] == '"' {
 		s, ok := stringValue(m.body, m.idSpan)
 		if !ok {
 			return
@@ -297,81 +294,11 @@ func (m *inbound) plainCall(name span) {
 	m.plain, m.tool, m.idValue = true, tool, id
 }
 
-// The functions below read JSON that json.Valid has accepted: they find
-// where values end and decode member names, and check nothing else.
-
-// members yields the decoded name and the value span of each member of the
-// object that starts at body[i], in order, duplicates included. A name is
-// decoded as encoding/json decodes it (invalid UTF-8 and lone surrogates
-// read as U+FFFD), so it equals a JSON-RPC member name exactly when
-// encoding/json would match it without folding case.
-func members(body []byte, i int) func(yield func(string, span) bool) {
-	return func(yield func(string, span) bool) {
-		for name, v := range memberSpans(body, i) {
-			if !yield(memberName(body[name.start:name.end]), v) {
-				return
-			}
-		}
-	}
-}
-
-// memberSpans yields the span of each member's name (its lexeme, quotes
-// included) and of its value, for the object that starts at body[i].
-func memberSpans(body []byte, i int) func(yield func(name, value span) bool) {
-	return func(yield func(name, value span) bool) {
-		i := skipSpace(body, i+1)
-		for body[i] != '}' {
-			nameEnd := stringEnd(body, i)
-			vs := skipSpace(body, skipSpace(body, nameEnd)+1) // past ':'
-			ve := valueEnd(body, vs)
-			if !yield(span{i, nameEnd}, span{vs, ve}) {
-				return
-			}
-			i = skipSpace(body, ve)
-			if body[i] == ',' {
-				i = skipSpace(body, i+1)
-			}
-		}
-	}
-}
-
-// deeperThan reports whether the value b nests more than limit arrays and
-// objects.
-func deeperThan(b []byte, limit int) bool {
-	depth := 0
-	for i := 0; i < len(b); {
-		switch b[i] {
-		case '"':
-			i = stringEnd(b, i)
-			continue
-		case '{', '[':
-			if depth++; depth > limit {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-		i++
-	}
-	return false
-}
-
-// memberName decodes a member name's lexeme, quotes included.
-func memberName(lex []byte) string {
-	inner := lex[1 : len(lex)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner)
-	}
-	var s string
-	json.Unmarshal(lex, &s) // valid: json.Valid has accepted the message
-	return s
-}
-
 // stringValue decodes the string value at v; ok is false when v is not a
 // string or holds invalid UTF-8 or a lone surrogate escape, which
 // encoding/json would read as U+FFFD.
 func stringValue(body []byte, v span) (string, bool) {
-	lex := body[v.start:v.end]
+	lex := body[v.Start:v.End]
 	if len(lex) < 2 || lex[0] != '"' {
 		return "", false
 	}
@@ -385,66 +312,6 @@ func stringValue(body []byte, v span) (string, bool) {
 	}
 	s, bad := ix.StringText(ix.Root())
 	return s, bad < 0
-}
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index just past the string that starts at b[i]
-// (its opening quote): the first quote after i not preceded by an odd
-// number of backslashes.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; ; {
-		q := bytes.IndexByte(b[j:], '"') + j
-		k := q
-		for k > i+1 && b[k-1] == '\\' {
-			k--
-		}
-		if (q-k)%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-}
-
-// valueEnd returns the index just past the value that starts at b[i].
-func valueEnd(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-	}
-	// A number or a literal: it ends at the first delimiter.
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 // handle answers one message that readMessage took (not a response): a
@@ -465,9 +332,9 @@ func valueEnd(b []byte, i int) int {
 //
 // A panic in the tool or in mcp-go is recovered (recoverCall): the answer
 // is JSON-RPC -32603, and the briefing goes on serving.
-func (s *Server) handle(ctx context.Context, m inbound) (resp mcp.JSONRPCMessage) {
-	defer s.recoverCall(&m, &resp)
-	return withRequestID(s.answer(ctx, m), m.id)
+func (tr *Transport) handle(ctx context.Context, m inbound) (resp mcp.JSONRPCMessage) {
+	defer tr.recoverCall(&m, &resp)
+	return withRequestID(tr.answer(ctx, m), m.id)
 }
 
 // withRequestID gives an answer the id of its request exactly as the
@@ -491,14 +358,14 @@ func withRequestID(resp mcp.JSONRPCMessage, id json.RawMessage) mcp.JSONRPCMessa
 }
 
 // answer is handle's answer, with the id as mcp-go decodes it.
-func (s *Server) answer(ctx context.Context, m inbound) mcp.JSONRPCMessage {
+func (tr *Transport) answer(ctx context.Context, m inbound) mcp.JSONRPCMessage {
 	ctx = withArguments(ctx, m.args)
-	if !m.plain || briefingFrom(ctx) == nil {
-		return s.mcp.HandleMessage(ctx, m.mcpBody())
+	if !m.plain || !bound(ctx) {
+		return tr.mcp.HandleMessage(ctx, m.mcpBody())
 	}
-	tool := s.tools[m.tool]
+	tool := tr.tools[m.tool]
 	if tool == nil || tool.Tool.Execution != nil {
-		return s.mcp.HandleMessage(ctx, m.mcpBody())
+		return tr.mcp.HandleMessage(ctx, m.mcpBody())
 	}
 	req := mcp.CallToolRequest{
 		Request: mcp.Request{Method: string(mcp.MethodToolsCall)},
@@ -530,9 +397,11 @@ func withArguments(ctx context.Context, args []byte) context.Context {
 	return context.WithValue(ctx, argumentsKey{}, args)
 }
 
-// argumentsFrom returns the raw arguments the transport took out of the
-// message, or nil.
-func argumentsFrom(ctx context.Context) []byte {
+// Arguments returns the raw arguments of the tools/call that ctx serves,
+// exactly as the client sent them (the transport takes them out of the
+// message, and mcp-go sees {} in their place), or nil when the call had
+// none.
+func Arguments(ctx context.Context) []byte {
 	args, _ := ctx.Value(argumentsKey{}).([]byte)
 	return args
 }

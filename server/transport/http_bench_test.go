@@ -1,4 +1,4 @@
-package server
+package transport_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // BenchmarkHTTPLookups is get_lines through the HTTP transport's handler,
@@ -26,14 +27,14 @@ func BenchmarkHTTPLookups(b *testing.B) {
 			cfg.MaxLookups = 1 << 62
 			cfg.MaxStepBytes = 1 << 62
 			s := newTestServer(&testing.T{}, cfg, map[string]string{"a.txt": sb.String()})
-			tr := s.newHTTPTransport(HTTPOptions{Addr: "127.0.0.1:0"})
-			b.Cleanup(tr.closeAll)
+			tr := s.HTTPHandler(transport.HTTPOptions{Addr: "127.0.0.1:0"})
+			b.Cleanup(tr.Close)
 			post := func(session, body string) *httptest.ResponseRecorder {
 				req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "application/json, text/event-stream")
 				if session != "" {
-					req.Header.Set(sessionHeader, session)
+					req.Header.Set(transport.SessionHeader, session)
 				}
 				w := httptest.NewRecorder()
 				tr.ServeHTTP(w, req)
@@ -45,7 +46,7 @@ func BenchmarkHTTPLookups(b *testing.B) {
 			ids := make([]string, n)
 			for i := range ids {
 				w := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
-				ids[i] = w.Header().Get(sessionHeader)
+				ids[i] = w.Header().Get(transport.SessionHeader)
 				post(ids[i], `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 				post(ids[i], `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"inspect","arguments":{"paths":["a.txt"]}}}`)
 			}

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"context"
@@ -10,17 +10,16 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/loom-results/loom-results/briefing"
 )
 
-// httpTransport serves Streamable HTTP: one briefing per MCP session, each
-// session from its initialize until DELETE, --idle-timeout or shutdown.
+// HTTPHandler serves Streamable HTTP: one session state (a briefing) per
+// MCP session, each session from its initialize until DELETE,
+// --idle-timeout or Close.
 //
-// A session's briefing is freed once the session has ended and none of its
+// A session's state is freed once the session has ended and none of its
 // requests is still running, so a call never meets a closed briefing.
-type httpTransport struct {
-	s            *Server
+type HTTPHandler struct {
+	tr           *Transport
 	token        string
 	tokenSum     [32]byte // SHA-256 of token
 	loopback     bool     // the listen address is loopback: DNS-rebinding checks apply
@@ -50,7 +49,7 @@ type stopper interface{ Stop() bool }
 // transport's state of it.
 type httpSession struct {
 	id    string
-	b     *briefing.Briefing
+	state Session // the server's state of the session (a briefing)
 	notes chan mcp.JSONRPCNotification
 
 	logLevel
@@ -60,7 +59,7 @@ type httpSession struct {
 	clientCaps  mcp.ClientCapabilities
 	version     string
 
-	// Guarded by httpTransport.mu.
+	// Guarded by HTTPHandler.mu.
 	active    int       // requests of this session being served
 	ended     bool      // removed from the table; freed when active drops to 0
 	timer     stopper   // the armed idle timer, if any
@@ -121,14 +120,14 @@ func (s *httpSession) drainNotes() {
 // newSession starts a session with a fresh briefing under an unguessable
 // ID (128 random bits) and registers it with mcp-go. It is not in the table
 // until its initialize succeeds (add).
-func (t *httpTransport) newSession(ctx context.Context) (*httpSession, error) {
+func (t *HTTPHandler) newSession(ctx context.Context) (*httpSession, error) {
 	sess := &httpSession{
 		id:    rand.Text(),
-		b:     t.s.newBriefing(),
+		state: t.tr.cfg.NewSession(),
 		notes: make(chan mcp.JSONRPCNotification, 16),
 	}
-	if err := t.s.mcp.RegisterSession(ctx, sess); err != nil {
-		sess.b.Close()
+	if err := t.tr.mcp.RegisterSession(ctx, sess); err != nil {
+		sess.state.Close()
 		return nil, err
 	}
 	return sess, nil
@@ -138,7 +137,7 @@ func (t *httpTransport) newSession(ctx context.Context) (*httpSession, error) {
 // MaxSessions; false when there is none (retry tells in how long one of
 // the live sessions will end if it stays idle). Each reserve that
 // succeeds needs an add or an unreserve.
-func (t *httpTransport) reserve() (ok bool, retry time.Duration) {
+func (t *HTTPHandler) reserve() (ok bool, retry time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.sessions)+t.starting < t.maxSessions {
@@ -157,7 +156,7 @@ func (t *httpTransport) reserve() (ok bool, retry time.Duration) {
 
 // unreserve gives back a place that reserve took, for an initialize that
 // failed.
-func (t *httpTransport) unreserve() {
+func (t *HTTPHandler) unreserve() {
 	t.mu.Lock()
 	t.starting--
 	t.mu.Unlock()
@@ -166,7 +165,7 @@ func (t *httpTransport) unreserve() {
 // add puts an initialized session in the table, in the place reserve took,
 // as being served (release it when its initialize is answered). It reports
 // false after shutdown.
-func (t *httpTransport) add(sess *httpSession) bool {
+func (t *HTTPHandler) add(sess *httpSession) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.starting--
@@ -181,7 +180,7 @@ func (t *httpTransport) add(sess *httpSession) bool {
 // live reports whether id names a live session, without taking part in
 // it: a request checks this before reading its body, and acquires the
 // session only once the body is read.
-func (t *httpTransport) live(id string) bool {
+func (t *HTTPHandler) live(id string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.sessions[id] != nil
@@ -189,7 +188,7 @@ func (t *httpTransport) live(id string) bool {
 
 // acquire finds a live session for one of its requests and stops its idle
 // timer; nil when there is no such session. Each acquire needs a release.
-func (t *httpTransport) acquire(id string) *httpSession {
+func (t *HTTPHandler) acquire(id string) *httpSession {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	sess := t.sessions[id]
@@ -207,7 +206,7 @@ func (t *httpTransport) acquire(id string) *httpSession {
 
 // release ends a request of sess: the last one of an ended session frees
 // it; the last one of a live session arms its idle timer.
-func (t *httpTransport) release(sess *httpSession) {
+func (t *HTTPHandler) release(sess *httpSession) {
 	t.mu.Lock()
 	sess.active--
 	free := sess.ended && sess.active == 0
@@ -227,7 +226,7 @@ func (t *httpTransport) release(sess *httpSession) {
 
 // expire ends sess when the idle timer of generation gen fires, unless a
 // request came meanwhile.
-func (t *httpTransport) expire(sess *httpSession, gen uint64) {
+func (t *HTTPHandler) expire(sess *httpSession, gen uint64) {
 	t.mu.Lock()
 	if sess.ended || sess.active > 0 || sess.gen != gen {
 		t.mu.Unlock()
@@ -241,7 +240,7 @@ func (t *httpTransport) expire(sess *httpSession, gen uint64) {
 }
 
 // end ends the session with the given ID; false when there is none.
-func (t *httpTransport) end(id string) bool {
+func (t *HTTPHandler) end(id string) bool {
 	t.mu.Lock()
 	sess := t.sessions[id]
 	if sess == nil {
@@ -258,7 +257,7 @@ func (t *httpTransport) end(id string) bool {
 
 // endLocked removes sess from the table, so that its ID gets 404 from now
 // on, and reports whether it can be freed now (no request of it running).
-func (t *httpTransport) endLocked(sess *httpSession) bool {
+func (t *HTTPHandler) endLocked(sess *httpSession) bool {
 	delete(t.sessions, sess.id)
 	sess.ended = true
 	if sess.timer != nil {
@@ -271,13 +270,14 @@ func (t *httpTransport) endLocked(sess *httpSession) bool {
 // free gives back a session's briefing (its store and its share of the
 // process-wide quota) and unregisters it from mcp-go. It runs once per
 // session, after the session ended and its last request finished.
-func (t *httpTransport) free(sess *httpSession) {
-	t.s.mcp.UnregisterSession(context.Background(), sess.id)
-	sess.b.Close()
+func (t *HTTPHandler) free(sess *httpSession) {
+	t.tr.mcp.UnregisterSession(context.Background(), sess.id)
+	sess.state.Close()
 }
 
-// closeAll ends every session at shutdown and refuses new ones.
-func (t *httpTransport) closeAll() {
+// Close ends every session, freeing each one's state once its requests
+// have finished, and refuses new sessions: the handler's shutdown.
+func (t *HTTPHandler) Close() {
 	t.mu.Lock()
 	t.closed = true
 	var now []*httpSession
@@ -294,7 +294,7 @@ func (t *httpTransport) closeAll() {
 
 // delete ends the session named by Mcp-Session-Id: 204, or 404 when there
 // is no such session, or 400 without the header.
-func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
+func (t *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
 	if id == "" {
 		writeJSON(w, http.StatusBadRequest, rpcError(nil, mcp.INVALID_REQUEST, "DELETE needs the "+sessionHeader+" header of the session to end"))

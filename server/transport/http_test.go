@@ -1,14 +1,11 @@
-package server
+package transport_test
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
-	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,186 +15,85 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/mcptest"
 	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // newTestServer returns a server whose root holds files.
-func newTestServer(t *testing.T, cfg limits.Config, files map[string]string) *Server {
+func newTestServer(t *testing.T, cfg limits.Config, files map[string]string) *server.Server {
 	t.Helper()
 	root, _ := testroot.Open(t, files)
-	return New(Options{Limits: cfg, Policy: briefing.Legacy, Root: root})
+	return server.New(server.Options{Limits: cfg, Policy: briefing.Legacy, Root: root})
 }
 
-// newHTTPFixture serves s's Streamable HTTP transport on a loopback
+// newHTTPFixture serves s's Streamable HTTP handler on a loopback
 // httptest server; setup runs before the server accepts anything.
-func newHTTPFixture(t *testing.T, s *Server, opts HTTPOptions, setup ...func(*httpTransport)) (*httpTransport, *httpClient) {
+func newHTTPFixture(t *testing.T, s *server.Server, opts transport.HTTPOptions, setup ...func(*transport.HTTPHandler)) (*transport.HTTPHandler, *mcptest.HTTPClient) {
 	t.Helper()
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
-	tr := s.newHTTPTransport(opts)
+	h := s.HTTPHandler(opts)
 	for _, f := range setup {
-		f(tr)
+		f(h)
 	}
-	ts := httptest.NewServer(tr)
-	t.Cleanup(func() {
-		ts.Close()
-		tr.closeAll()
-	})
-	return tr, &httpClient{t: t, url: ts.URL + "/mcp", token: opts.Token, hc: ts.Client()}
-}
-
-// httpClient is a minimal Streamable HTTP client.
-type httpClient struct {
-	t     *testing.T
-	url   string
-	token string
-	hc    *http.Client
-}
-
-// answer is one HTTP response, its body read.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (a answer) json(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(a.body, &m), "body: %s", a.body)
-	return m
-}
-
-// do sends one HTTP request; headers are name, value pairs ("Host" sets the
-// Host header).
-func (c *httpClient) do(method, session, body string, headers ...string) answer {
-	c.t.Helper()
-	req, err := http.NewRequest(method, c.url, strings.NewReader(body))
-	require.NoError(c.t, err)
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	if session != "" {
-		req.Header.Set(sessionHeader, session)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		if headers[i] == "Host" {
-			req.Host = headers[i+1]
-		} else {
-			req.Header.Set(headers[i], headers[i+1])
-		}
-	}
-	resp, err := c.hc.Do(req)
-	require.NoError(c.t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(c.t, err)
-	return answer{status: resp.StatusCode, header: resp.Header, body: b}
-}
-
-func (c *httpClient) post(session, body string, headers ...string) answer {
-	c.t.Helper()
-	return c.do(http.MethodPost, session, body, headers...)
-}
-
-const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
-
-// initialize starts a session and returns its ID.
-func (c *httpClient) initialize() string {
-	c.t.Helper()
-	a := c.post("", initBody)
-	require.Equal(c.t, http.StatusOK, a.status, "%s", a.body)
-	assert.Equal(c.t, "application/json", a.header.Get("Content-Type"))
-	assert.Equal(c.t, "2025-11-25", a.json(c.t)["result"].(map[string]any)["protocolVersion"])
-	id := a.header.Get(sessionHeader)
-	require.NotEmpty(c.t, id)
-	a = c.post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	require.Equal(c.t, http.StatusAccepted, a.status, "%s", a.body)
-	assert.Empty(c.t, a.body)
-	return id
-}
-
-func callBody(id int, tool, args string) string {
-	return `{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
-}
-
-// call makes a tools/call in session and returns its result object.
-func (c *httpClient) call(session string, id int, tool, args string) map[string]any {
-	c.t.Helper()
-	a := c.post(session, callBody(id, tool, args))
-	require.Equal(c.t, http.StatusOK, a.status, "%s", a.body)
-	resp := a.json(c.t)
-	require.Equal(c.t, float64(id), resp["id"], resp)
-	res, ok := resp["result"].(map[string]any)
-	require.True(c.t, ok, "no result: %v", resp)
-	return res
-}
-
-// rpcErr returns the JSON-RPC error object of an answer.
-func rpcErr(t *testing.T, a answer) map[string]any {
-	t.Helper()
-	e, ok := a.json(t)["error"].(map[string]any)
-	require.True(t, ok, "no JSON-RPC error in %s", a.body)
-	return e
+	return h, mcptest.ServeHTTP(t, h, opts.Token, h.Close)
 }
 
 func TestHTTPSession(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "alpha\nbeta\ngamma\n"})
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	id := c.initialize()
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
 	assert.GreaterOrEqual(t, len(id), 22, "128 random bits at least")
-	assert.NotEqual(t, id, c.initialize(), "every session has its own ID")
+	assert.NotEqual(t, id, c.Initialize(), "every session has its own ID")
 
-	res := c.call(id, 1, "inspect", `{"paths":["a.txt"]}`)
-	assert.Equal(t, "r1", structured(res)["results"].([]any)[0].(map[string]any)["id"])
-	assert.Equal(t, "beta\n", text(c.call(id, 2, "get_lines", `{"result":"r1","first":2,"last":2}`)))
+	res := c.Call(id, 1, "inspect", `{"paths":["a.txt"]}`)
+	assert.Equal(t, "r1", mcptest.Structured(res)["results"].([]any)[0].(map[string]any)["id"])
+	assert.Equal(t, "beta\n", mcptest.Text(c.Call(id, 2, "get_lines", `{"result":"r1","first":2,"last":2}`)))
 
 	// Other JSON-RPC requests are served too; a response from the client is
 	// accepted without an answer.
-	a := c.post(id, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
-	require.Equal(t, http.StatusOK, a.status)
-	assert.Len(t, a.json(t)["result"].(map[string]any)["tools"], len(Tools(ToolConfig{Config: limits.Defaults()})))
-	a = c.post(id, `{"jsonrpc":"2.0","id":"s1","result":{}}`)
-	assert.Equal(t, http.StatusAccepted, a.status)
-	assert.Empty(t, a.body)
+	a := c.Post(id, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.Len(t, a.JSON(t)["result"].(map[string]any)["tools"], len(server.Tools(server.ToolConfig{Config: limits.Defaults()})))
+	a = c.Post(id, `{"jsonrpc":"2.0","id":"s1","result":{}}`)
+	assert.Equal(t, http.StatusAccepted, a.Status)
+	assert.Empty(t, a.Body)
 	// Protocol faults are JSON-RPC errors in a 200 answer.
-	a = c.post(id, `{"jsonrpc":"2.0","id":4,"method":"no/such/method"}`)
-	assert.Equal(t, http.StatusOK, a.status)
-	assert.Equal(t, float64(-32601), rpcErr(t, a)["code"])
+	a = c.Post(id, `{"jsonrpc":"2.0","id":4,"method":"no/such/method"}`)
+	assert.Equal(t, http.StatusOK, a.Status)
+	assert.Equal(t, float64(-32601), a.RPCError(t)["code"])
 }
 
 func TestHTTPSessionsIsolated(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "x\ny\n"})
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	a, b := c.initialize(), c.initialize()
-	c.call(a, 1, "inspect", `{"paths":["a.txt"]}`)
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	a, b := c.Initialize(), c.Initialize()
+	c.Call(a, 1, "inspect", `{"paths":["a.txt"]}`)
 
-	assert.Equal(t, "unknown_result", errCode(c.call(b, 1, "get_lines", `{"result":"r1","first":1}`)))
-	got := structured(c.call(b, 2, "list_results", `{}`))
+	assert.Equal(t, "unknown_result", mcptest.ErrCode(c.Call(b, 1, "get_lines", `{"result":"r1","first":1}`)))
+	got := mcptest.Structured(c.Call(b, 2, "list_results", `{}`))
 	assert.Equal(t, float64(0), got["total"])
 	assert.Empty(t, got["results"])
-	assert.Equal(t, float64(1), structured(c.call(a, 2, "list_results", `{}`))["total"])
+	assert.Equal(t, float64(1), mcptest.Structured(c.Call(a, 2, "list_results", `{}`))["total"])
 	// Steps are per session too.
-	assert.Equal(t, "step 2", text(c.call(b, 3, "begin_step", `{}`)))
-	assert.Equal(t, "step 2", text(c.call(a, 3, "begin_step", `{}`)))
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(b, 3, "begin_step", `{}`)))
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(a, 3, "begin_step", `{}`)))
 }
 
 func TestHTTPStatusCodes(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	live := c.initialize()
-	ended := c.initialize()
-	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, ended, "").status)
-	call := callBody(1, "begin_step", `{}`)
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	live := c.Initialize()
+	ended := c.Initialize()
+	require.Equal(t, http.StatusNoContent, c.Do(http.MethodDelete, ended, "").Status)
+	call := mcptest.CallBody(1, "begin_step", `{}`)
 
 	tests := []struct {
 		name    string
@@ -211,7 +107,7 @@ func TestHTTPStatusCodes(t *testing.T) {
 		{"ended session", http.MethodPost, ended, call, http.StatusNotFound, -32001},
 		{"missing session", http.MethodPost, "", call, http.StatusBadRequest, -32600},
 		{"notification without session", http.MethodPost, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, http.StatusBadRequest, -32600},
-		{"initialize inside a session", http.MethodPost, live, initBody, http.StatusBadRequest, -32600},
+		{"initialize inside a session", http.MethodPost, live, mcptest.InitializeBody, http.StatusBadRequest, -32600},
 		{"batch", http.MethodPost, live, "[" + call + "]", http.StatusBadRequest, -32600},
 		{"not a message", http.MethodPost, live, `{"jsonrpc":"2.0"}`, http.StatusBadRequest, -32600},
 		{"not an object", http.MethodPost, live, `"tools/call"`, http.StatusBadRequest, -32600},
@@ -224,88 +120,74 @@ func TestHTTPStatusCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := c.do(tt.method, tt.session, tt.body)
-			assert.Equal(t, tt.want, a.status, "%s", a.body)
+			a := c.Do(tt.method, tt.session, tt.body)
+			assert.Equal(t, tt.want, a.Status, "%s", a.Body)
 			if tt.code != 0 {
-				assert.Equal(t, tt.code, rpcErr(t, a)["code"])
+				assert.Equal(t, tt.code, a.RPCError(t)["code"])
 			}
 			if tt.want == http.StatusMethodNotAllowed {
-				assert.Equal(t, "POST, DELETE", a.header.Get("Allow"))
+				assert.Equal(t, "POST, DELETE", a.Header.Get("Allow"))
 			}
 		})
 	}
 
 	// Only /mcp is served.
 	c2 := *c
-	c2.url = strings.TrimSuffix(c.url, "/mcp") + "/other"
-	assert.Equal(t, http.StatusNotFound, c2.post(live, call).status)
+	c2.URL = strings.TrimSuffix(c.URL, "/mcp") + "/other"
+	assert.Equal(t, http.StatusNotFound, c2.Post(live, call).Status)
 	// Accept must allow JSON.
-	assert.Equal(t, http.StatusNotAcceptable, c.post(live, call, "Accept", "text/event-stream").status)
+	assert.Equal(t, http.StatusNotAcceptable, c.Post(live, call, "Accept", "text/event-stream").Status)
 	// After all that, the session still works.
-	assert.Equal(t, "step 2", text(c.call(live, 1, "begin_step", `{}`)))
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(live, 1, "begin_step", `{}`)))
 }
 
 func TestHTTPMalformedJSONKeepsSession(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "x\n"})
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	id := c.initialize()
-	c.call(id, 1, "inspect", `{"paths":["a.txt"]}`)
-	a := c.post(id, `{not json`)
-	assert.Equal(t, http.StatusBadRequest, a.status)
-	e := rpcErr(t, a)
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
+	c.Call(id, 1, "inspect", `{"paths":["a.txt"]}`)
+	a := c.Post(id, `{not json`)
+	assert.Equal(t, http.StatusBadRequest, a.Status)
+	e := a.RPCError(t)
 	assert.Equal(t, float64(-32700), e["code"])
-	assert.Nil(t, a.json(t)["id"])
-	assert.Equal(t, "x\n", text(c.call(id, 2, "get_lines", `{"result":"r1","first":1}`)))
+	assert.Nil(t, a.JSON(t)["id"])
+	assert.Equal(t, "x\n", mcptest.Text(c.Call(id, 2, "get_lines", `{"result":"r1","first":1}`)))
 }
 
 func TestHTTPDeleteFreesBriefing(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "some bytes\n"})
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	id := c.initialize()
-	c.call(id, 1, "inspect", `{"paths":["a.txt"]}`)
-	require.Equal(t, int64(len("some bytes\n")), s.quota.Used())
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
+	c.Call(id, 1, "inspect", `{"paths":["a.txt"]}`)
+	require.Equal(t, int64(len("some bytes\n")), s.StoredBytes())
 
-	a := c.do(http.MethodDelete, id, "")
-	assert.Equal(t, http.StatusNoContent, a.status)
-	assert.Equal(t, int64(0), s.quota.Used())
-	assert.Equal(t, http.StatusNotFound, c.post(id, callBody(2, "list_results", `{}`)).status)
+	a := c.Do(http.MethodDelete, id, "")
+	assert.Equal(t, http.StatusNoContent, a.Status)
+	assert.Equal(t, int64(0), s.StoredBytes())
+	assert.Equal(t, http.StatusNotFound, c.Post(id, mcptest.CallBody(2, "list_results", `{}`)).Status)
 }
 
 // sessionOf returns the live session with the given ID.
-func sessionOf(t *testing.T, tr *httpTransport, id string) *httpSession {
+func sessionOf(t *testing.T, tr *transport.HTTPHandler, id string) *transport.HTTPSession {
 	t.Helper()
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	sess := tr.sessions[id]
+	sess := tr.Session(id)
 	require.NotNil(t, sess)
 	return sess
 }
 
 // activeRequests is how many requests of sess are being served.
-func activeRequests(tr *httpTransport, sess *httpSession) int {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return sess.active
-}
-
-// eventually waits, without sleeping, until cond holds.
-func eventually(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		require.False(t, time.Now().After(deadline), "condition not reached")
-		runtime.Gosched()
-	}
+func activeRequests(tr *transport.HTTPHandler, sess *transport.HTTPSession) int {
+	return tr.Active(sess)
 }
 
 // hold blocks sess's briefing until the returned function is called, as a
 // long call of that session would.
-func hold(t *testing.T, sess *httpSession) (unhold func()) {
+func hold(t *testing.T, sess *transport.HTTPSession) (unhold func()) {
 	t.Helper()
 	held, done := make(chan struct{}), make(chan struct{})
-	go sess.b.Do(func() {
+	go sess.State().(server.Session).Briefing.Do(func() {
 		close(held)
 		<-done
 	})
@@ -319,17 +201,17 @@ func hold(t *testing.T, sess *httpSession) (unhold func()) {
 func TestHTTPSessionsRunInParallel(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	tr, c := newHTTPFixture(t, s, HTTPOptions{})
-	a, b := c.initialize(), c.initialize()
+	tr, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	a, b := c.Initialize(), c.Initialize()
 	sessA := sessionOf(t, tr, a)
 	unhold := hold(t, sessA)
 
 	// A's call waits for A's briefing...
 	got := make(chan string, 1)
-	go func() { got <- text(c.call(a, 1, "begin_step", `{}`)) }()
-	eventually(t, func() bool { return activeRequests(tr, sessA) == 1 })
+	go func() { got <- mcptest.Text(c.Call(a, 1, "begin_step", `{}`)) }()
+	mcptest.Eventually(t, func() bool { return activeRequests(tr, sessA) == 1 })
 	// ...while B is served meanwhile.
-	assert.Equal(t, "step 2", text(c.call(b, 1, "begin_step", `{}`)))
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(b, 1, "begin_step", `{}`)))
 	select {
 	case g := <-got:
 		t.Fatalf("A answered %q while its briefing was busy", g)
@@ -342,24 +224,24 @@ func TestHTTPSessionsRunInParallel(t *testing.T) {
 func TestHTTPDeleteWaitsForInFlightCall(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), map[string]string{"a.txt": "abc\n"})
-	tr, c := newHTTPFixture(t, s, HTTPOptions{})
-	id := c.initialize()
-	c.call(id, 1, "inspect", `{"paths":["a.txt"]}`)
+	tr, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
+	c.Call(id, 1, "inspect", `{"paths":["a.txt"]}`)
 	sess := sessionOf(t, tr, id)
 	unhold := hold(t, sess)
 
 	got := make(chan string, 1)
-	go func() { got <- text(c.call(id, 2, "get_lines", `{"result":"r1","first":1}`)) }()
-	eventually(t, func() bool { return activeRequests(tr, sess) == 1 })
+	go func() { got <- mcptest.Text(c.Call(id, 2, "get_lines", `{"result":"r1","first":1}`)) }()
+	mcptest.Eventually(t, func() bool { return activeRequests(tr, sess) == 1 })
 
 	// DELETE ends the session at once; its briefing is freed only when the
 	// call in flight has finished with it.
-	assert.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, id, "").status)
-	assert.Equal(t, http.StatusNotFound, c.post(id, callBody(3, "list_results", `{}`)).status)
-	assert.Equal(t, int64(4), s.quota.Used())
+	assert.Equal(t, http.StatusNoContent, c.Do(http.MethodDelete, id, "").Status)
+	assert.Equal(t, http.StatusNotFound, c.Post(id, mcptest.CallBody(3, "list_results", `{}`)).Status)
+	assert.Equal(t, int64(4), s.StoredBytes())
 	unhold()
 	assert.Equal(t, "abc\n", <-got)
-	eventually(t, func() bool { return s.quota.Used() == 0 })
+	mcptest.Eventually(t, func() bool { return s.StoredBytes() == 0 })
 }
 
 func TestHTTPMessageLimit(t *testing.T) {
@@ -367,31 +249,31 @@ func TestHTTPMessageLimit(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxMessageBytes = 300
 	s := newTestServer(t, cfg, nil)
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	id := c.initialize()
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
 
-	call := callBody(1, "begin_step", `{}`)
+	call := mcptest.CallBody(1, "begin_step", `{}`)
 	exact := call + strings.Repeat(" ", 300-len(call))
 	require.Len(t, exact, 300)
-	assert.Equal(t, "step 2", text(c.call(id, 1, "begin_step", `{}`)))
-	a := c.post(id, exact)
-	assert.Equal(t, http.StatusOK, a.status, "exactly the limit is served")
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(id, 1, "begin_step", `{}`)))
+	a := c.Post(id, exact)
+	assert.Equal(t, http.StatusOK, a.Status, "exactly the limit is served")
 
 	for _, over := range []string{exact + " ", call + strings.Repeat(" ", 1<<20)} {
-		a = c.post(id, over)
-		assert.Equal(t, http.StatusRequestEntityTooLarge, a.status)
-		assert.Equal(t, float64(-32600), rpcErr(t, a)["code"])
-		assert.Contains(t, rpcErr(t, a)["message"], "300-byte limit")
+		a = c.Post(id, over)
+		assert.Equal(t, http.StatusRequestEntityTooLarge, a.Status)
+		assert.Equal(t, float64(-32600), a.RPCError(t)["code"])
+		assert.Contains(t, a.RPCError(t)["message"], "300-byte limit")
 	}
 	// The server goes on serving, the session too.
-	assert.Equal(t, "step 4", text(c.call(id, 4, "begin_step", `{}`)))
+	assert.Equal(t, "step 4", mcptest.Text(c.Call(id, 4, "begin_step", `{}`)))
 }
 
 func TestHTTPRefusesProtocol20260728(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	id := c.initialize()
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 	tests := []struct {
@@ -403,36 +285,36 @@ func TestHTTPRefusesProtocol20260728(t *testing.T) {
 	}{
 		{"header on discover", "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`,
 			[]string{"MCP-Protocol-Version", "2026-07-28"}, nil},
-		{"header on initialize", "", initBody, []string{"MCP-Protocol-Version", "2026-07-28"}, nil},
-		{"header in a session", id, callBody(2, "begin_step", `{}`), []string{"MCP-Protocol-Version", "2026-07-28"}, nil},
-		{"header of an unknown version", id, callBody(3, "begin_step", `{}`), []string{"MCP-Protocol-Version", "1999-01-01"}, nil},
+		{"header on initialize", "", mcptest.InitializeBody, []string{"MCP-Protocol-Version", "2026-07-28"}, nil},
+		{"header in a session", id, mcptest.CallBody(2, "begin_step", `{}`), []string{"MCP-Protocol-Version", "2026-07-28"}, nil},
+		{"header of an unknown version", id, mcptest.CallBody(3, "begin_step", `{}`), []string{"MCP-Protocol-Version", "1999-01-01"}, nil},
 		{"_meta without session", "", `{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{` + meta + `}}`, nil, float64(4)},
 		{"_meta in a session", id, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"begin_step","arguments":{},` + meta + `}}`, nil, float64(5)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := c.post(tt.session, tt.body, tt.headers...)
-			require.Equal(t, http.StatusBadRequest, a.status, "%s", a.body)
-			assert.Equal(t, tt.wantID, a.json(t)["id"])
-			msg := rpcErr(t, a)["message"].(string)
+			a := c.Post(tt.session, tt.body, tt.headers...)
+			require.Equal(t, http.StatusBadRequest, a.Status, "%s", a.Body)
+			assert.Equal(t, tt.wantID, a.JSON(t)["id"])
+			msg := a.RPCError(t)["message"].(string)
 			for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
 				assert.Contains(t, msg, v)
 			}
 			assert.Equal(t, []any{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"},
-				rpcErr(t, a)["data"].(map[string]any)["supported"])
+				a.RPCError(t)["data"].(map[string]any)["supported"])
 		})
 	}
 	// None of them ran: the session is still in step 1, and served.
-	a := c.post(id, callBody(6, "begin_step", `{}`), "MCP-Protocol-Version", "2025-11-25")
-	require.Equal(t, http.StatusOK, a.status)
-	assert.Equal(t, "step 2", text(a.json(t)["result"].(map[string]any)))
+	a := c.Post(id, mcptest.CallBody(6, "begin_step", `{}`), "MCP-Protocol-Version", "2025-11-25")
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.Equal(t, "step 2", mcptest.Text(a.JSON(t)["result"].(map[string]any)))
 }
 
 func TestHTTPToken(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	_, c := newHTTPFixture(t, s, HTTPOptions{Token: "s3cret"})
-	id := c.initialize()
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{Token: "s3cret"})
+	id := c.Initialize()
 
 	tests := []struct {
 		name string
@@ -450,15 +332,15 @@ func TestHTTPToken(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			noToken := *c
-			noToken.token = ""
-			a := noToken.post(id, callBody(1, "list_results", `{}`), tt.auth...)
-			assert.Equal(t, tt.want, a.status, "%s", a.body)
+			noToken.Token = ""
+			a := noToken.Post(id, mcptest.CallBody(1, "list_results", `{}`), tt.auth...)
+			assert.Equal(t, tt.want, a.Status, "%s", a.Body)
 			if tt.want == http.StatusUnauthorized {
-				assert.True(t, strings.HasPrefix(a.header.Get("WWW-Authenticate"), "Bearer"))
+				assert.True(t, strings.HasPrefix(a.Header.Get("WWW-Authenticate"), "Bearer"))
 				// Every request needs the token: initialize, GET and DELETE too.
-				assert.Equal(t, http.StatusUnauthorized, noToken.post("", initBody, tt.auth...).status)
-				assert.Equal(t, http.StatusUnauthorized, noToken.do(http.MethodGet, id, "", tt.auth...).status)
-				assert.Equal(t, http.StatusUnauthorized, noToken.do(http.MethodDelete, id, "", tt.auth...).status)
+				assert.Equal(t, http.StatusUnauthorized, noToken.Post("", mcptest.InitializeBody, tt.auth...).Status)
+				assert.Equal(t, http.StatusUnauthorized, noToken.Do(http.MethodGet, id, "", tt.auth...).Status)
+				assert.Equal(t, http.StatusUnauthorized, noToken.Do(http.MethodDelete, id, "", tt.auth...).Status)
 			}
 		})
 	}
@@ -494,9 +376,9 @@ func TestCheckHTTPAddr(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
-			err := CheckHTTPAddr(tt.addr, "")
+			err := transport.CheckHTTPAddr(tt.addr, "")
 			assert.Equal(t, tt.okNoToken, err == nil, "without token: %v", err)
-			err = CheckHTTPAddr(tt.addr, "t")
+			err = transport.CheckHTTPAddr(tt.addr, "t")
 			assert.Equal(t, tt.okToken, err == nil, "with token: %v", err)
 		})
 	}
@@ -505,12 +387,12 @@ func TestCheckHTTPAddr(t *testing.T) {
 func TestHTTPDNSRebinding(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	_, loop := newHTTPFixture(t, s, HTTPOptions{})
-	_, public := newHTTPFixture(t, s, HTTPOptions{Addr: "0.0.0.0:0", Token: "t"})
+	_, loop := newHTTPFixture(t, s, transport.HTTPOptions{})
+	_, public := newHTTPFixture(t, s, transport.HTTPOptions{Addr: "0.0.0.0:0", Token: "t"})
 
 	tests := []struct {
 		name    string
-		c       *httpClient
+		c       *mcptest.HTTPClient
 		headers []string
 		want    int
 	}{
@@ -529,8 +411,8 @@ func TestHTTPDNSRebinding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := tt.c.post("", initBody, tt.headers...)
-			assert.Equal(t, tt.want, a.status, "%s", a.body)
+			a := tt.c.Post("", mcptest.InitializeBody, tt.headers...)
+			assert.Equal(t, tt.want, a.Status, "%s", a.Body)
 		})
 	}
 }
@@ -549,7 +431,7 @@ type fakeTimer struct {
 	stopped, fired bool
 }
 
-func (c *fakeClock) afterFunc(d time.Duration, f func()) stopper {
+func (c *fakeClock) afterFunc(d time.Duration, f func()) transport.Stopper {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	tm := &fakeTimer{c: c, d: d, f: f}
@@ -593,26 +475,26 @@ func TestHTTPIdleTimeout(t *testing.T) {
 	cfg.IdleTimeout = 7 * time.Minute
 	s := newTestServer(t, cfg, map[string]string{"a.txt": "abc\n"})
 	clock := &fakeClock{}
-	_, c := newHTTPFixture(t, s, HTTPOptions{}, func(tr *httpTransport) { tr.afterFunc = clock.afterFunc })
-	id := c.initialize()
-	c.call(id, 1, "inspect", `{"paths":["a.txt"]}`)
-	require.Equal(t, int64(4), s.quota.Used())
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{}, func(tr *transport.HTTPHandler) { tr.SetClock(clock.afterFunc, nil) })
+	id := c.Initialize()
+	c.Call(id, 1, "inspect", `{"paths":["a.txt"]}`)
+	require.Equal(t, int64(4), s.StoredBytes())
 
 	// One idle timer is armed after each request, the earlier ones stopped.
 	armed := clock.armed()
 	require.Len(t, armed, 1)
 	assert.Equal(t, 7*time.Minute, armed[0].d)
 	stale := armed[0]
-	c.call(id, 2, "list_results", `{}`)
+	c.Call(id, 2, "list_results", `{}`)
 	// A timer that fires after a request reset it ends nothing.
 	stale.fire()
-	assert.Equal(t, "abc\n", text(c.call(id, 3, "get_lines", `{"result":"r1","first":1}`)))
+	assert.Equal(t, "abc\n", mcptest.Text(c.Call(id, 3, "get_lines", `{"result":"r1","first":1}`)))
 
 	armed = clock.armed()
 	require.Len(t, armed, 1)
 	armed[0].fire()
-	assert.Equal(t, int64(0), s.quota.Used(), "an expired session's briefing is freed")
-	assert.Equal(t, http.StatusNotFound, c.post(id, callBody(4, "list_results", `{}`)).status)
+	assert.Equal(t, int64(0), s.StoredBytes(), "an expired session's briefing is freed")
+	assert.Equal(t, http.StatusNotFound, c.Post(id, mcptest.CallBody(4, "list_results", `{}`)).Status)
 	assert.Empty(t, clock.armed())
 }
 
@@ -622,9 +504,9 @@ func TestHTTPIdleTimeoutZeroIsNever(t *testing.T) {
 	cfg.IdleTimeout = 0
 	s := newTestServer(t, cfg, nil)
 	clock := &fakeClock{}
-	_, c := newHTTPFixture(t, s, HTTPOptions{}, func(tr *httpTransport) { tr.afterFunc = clock.afterFunc })
-	id := c.initialize()
-	c.call(id, 1, "begin_step", `{}`)
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{}, func(tr *transport.HTTPHandler) { tr.SetClock(clock.afterFunc, nil) })
+	id := c.Initialize()
+	c.Call(id, 1, "begin_step", `{}`)
 	assert.Empty(t, clock.timers)
 }
 
@@ -633,17 +515,15 @@ func TestHTTPIdleTimeoutRealClock(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.IdleTimeout = time.Millisecond
 	s := newTestServer(t, cfg, map[string]string{"a.txt": "abc\n"})
-	tr, c := newHTTPFixture(t, s, HTTPOptions{})
+	tr, c := newHTTPFixture(t, s, transport.HTTPOptions{})
 	// The session may expire between any two requests here: only the
 	// initialize answer is sure to arrive.
-	a := c.post("", initBody)
-	require.Equal(t, http.StatusOK, a.status)
-	eventually(t, func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		return len(tr.sessions) == 0
+	a := c.Post("", mcptest.InitializeBody)
+	require.Equal(t, http.StatusOK, a.Status)
+	mcptest.Eventually(t, func() bool {
+		return tr.Sessions() == 0
 	})
-	assert.Equal(t, http.StatusNotFound, c.post(a.header.Get(sessionHeader), callBody(1, "begin_step", `{}`)).status)
+	assert.Equal(t, http.StatusNotFound, c.Post(a.Header.Get(transport.SessionHeader), mcptest.CallBody(1, "begin_step", `{}`)).Status)
 }
 
 // logLines is an io.Writer that hands each write to a channel.
@@ -664,7 +544,7 @@ func TestListenAndServeHTTPShutdown(t *testing.T) {
 	defer cancel()
 	logs := make(logLines, 16)
 	done := make(chan error, 1)
-	go func() { done <- s.ListenAndServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Log: logs}) }()
+	go func() { done <- s.ListenAndServeHTTP(ctx, transport.HTTPOptions{Addr: "127.0.0.1:0", Log: logs}) }()
 
 	var url string
 	select {
@@ -674,11 +554,11 @@ func TestListenAndServeHTTPShutdown(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("ListenAndServeHTTP returned %v", err)
 	}
-	c := &httpClient{t: t, url: url, hc: &http.Client{Timeout: 10 * time.Second}}
-	a, b := c.initialize(), c.initialize()
-	c.call(a, 1, "inspect", `{"paths":["a.txt"]}`)
-	c.call(b, 1, "inspect", `{"paths":["b.txt"]}`)
-	require.Equal(t, int64(7), s.quota.Used())
+	c := &mcptest.HTTPClient{T: t, URL: url, HC: &http.Client{Timeout: 10 * time.Second}}
+	a, b := c.Initialize(), c.Initialize()
+	c.Call(a, 1, "inspect", `{"paths":["a.txt"]}`)
+	c.Call(b, 1, "inspect", `{"paths":["b.txt"]}`)
+	require.Equal(t, int64(7), s.StoredBytes())
 
 	start := time.Now()
 	cancel()
@@ -689,44 +569,44 @@ func TestListenAndServeHTTPShutdown(t *testing.T) {
 		t.Fatal("ListenAndServeHTTP did not return within 2 s of shutdown")
 	}
 	t.Logf("shutdown took %v", time.Since(start))
-	assert.Equal(t, int64(0), s.quota.Used(), "every session's briefing is freed")
-	_, err := c.hc.Post(url, "application/json", bytes.NewReader([]byte(initBody)))
+	assert.Equal(t, int64(0), s.StoredBytes(), "every session's briefing is freed")
+	_, err := c.HC.Post(url, "application/json", bytes.NewReader([]byte(mcptest.InitializeBody)))
 	assert.Error(t, err, "the listener is closed")
 }
 
 func TestListenAndServeHTTPRefusesAddr(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	assert.Error(t, s.ListenAndServeHTTP(context.Background(), HTTPOptions{Addr: "192.168.1.2:0"}))
+	assert.Error(t, s.ListenAndServeHTTP(context.Background(), transport.HTTPOptions{Addr: "192.168.1.2:0"}))
 }
 
 func TestHTTPConcurrentSessions(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{}
 	for i := range 4 {
-		files["f"+itoa(i)+".txt"] = strings.Repeat("line "+itoa(i)+"\n", 10)
+		files["f"+strconv.Itoa(i)+".txt"] = strings.Repeat("line "+strconv.Itoa(i)+"\n", 10)
 	}
 	s := newTestServer(t, limits.Defaults(), files)
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {
-			id := c.initialize()
-			c.call(id, 1, "inspect", `{"paths":["f`+itoa(i)+`.txt"]}`)
-			assert.Equal(t, "line "+itoa(i)+"\n", text(c.call(id, 2, "get_lines", `{"result":"r1","first":3,"last":3}`)))
-			assert.Equal(t, float64(1), structured(c.call(id, 3, "list_results", `{}`))["total"])
-			assert.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, id, "").status)
+			id := c.Initialize()
+			c.Call(id, 1, "inspect", `{"paths":["f`+strconv.Itoa(i)+`.txt"]}`)
+			assert.Equal(t, "line "+strconv.Itoa(i)+"\n", mcptest.Text(c.Call(id, 2, "get_lines", `{"result":"r1","first":3,"last":3}`)))
+			assert.Equal(t, float64(1), mcptest.Structured(c.Call(id, 3, "list_results", `{}`))["total"])
+			assert.Equal(t, http.StatusNoContent, c.Do(http.MethodDelete, id, "").Status)
 		})
 	}
 	wg.Wait()
-	assert.Equal(t, int64(0), s.quota.Used())
+	assert.Equal(t, int64(0), s.StoredBytes())
 }
 
 func TestHTTPAccept(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	_, c := newHTTPFixture(t, s, HTTPOptions{})
-	id := c.initialize()
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
 	tests := []struct {
 		accept string
 		want   int
@@ -752,8 +632,8 @@ func TestHTTPAccept(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.accept, func(t *testing.T) {
-			a := c.post(id, callBody(1, "list_results", `{}`), "Accept", tt.accept)
-			assert.Equal(t, tt.want, a.status, "%s", a.body)
+			a := c.Post(id, mcptest.CallBody(1, "list_results", `{}`), "Accept", tt.accept)
+			assert.Equal(t, tt.want, a.Status, "%s", a.Body)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"context"
@@ -52,7 +52,7 @@ const busyRetry = time.Minute
 // JSON-RPC batches are refused with 400 and a -32600 error: protocol
 // 2025-06-18 removed them, and one session executes its calls one at a
 // time anyway.
-func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
+func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !acceptsJSON(r.Header) {
 		unread(w, r)
 		http.Error(w, "this server answers application/json: the Accept header must allow it", http.StatusNotAcceptable)
@@ -106,7 +106,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 			t.unknownSession(w, id)
 			return
 		}
-		resp := t.s.handle(t.sessionContext(r.Context(), sess), msg)
+		resp := t.tr.handle(t.sessionContext(r.Context(), sess), msg)
 		sess.drainNotes()
 		t.release(sess)
 		switch {
@@ -122,7 +122,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (t *httpTransport) unknownSession(w http.ResponseWriter, id string) {
+func (t *HTTPHandler) unknownSession(w http.ResponseWriter, id string) {
 	writeJSON(w, http.StatusNotFound, rpcError(nil, sessionNotFound,
 		fmt.Sprintf("unknown or ended session %q: send initialize without %s to start a new one", id, sessionHeader)))
 }
@@ -133,8 +133,8 @@ func (t *httpTransport) unknownSession(w http.ResponseWriter, id string) {
 // would cancel the request). A declared Content-Length sizes the buffer
 // once; over the limit, it is refused unread. On failure it has answered
 // (413, 408 or 400), and ok is false.
-func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
-	limit := t.s.opts.Limits.MaxMessageBytes
+func (t *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	limit := t.tr.cfg.MaxMessageBytes
 	tooLarge := func() {
 		writeJSON(w, http.StatusRequestEntityTooLarge, rpcError(nil, mcp.INVALID_REQUEST,
 			fmt.Sprintf("message over the %d-byte limit (--max-message-bytes)", limit)))
@@ -177,7 +177,7 @@ func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request) (body [
 // that enters the table, and whose ID the answer carries, only when
 // initialize succeeds. Past --max-sessions it is answered 503 with
 // Retry-After: the seconds until the soonest idle session would end.
-func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, msg inbound) {
+func (t *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, msg inbound) {
 	ok, retry := t.reserve()
 	if !ok {
 		if retry <= 0 && t.idle == 0 {
@@ -195,7 +195,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, msg i
 		http.Error(w, "starting a session: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	resp := t.s.handle(t.sessionContext(r.Context(), sess), msg)
+	resp := t.tr.handle(t.sessionContext(r.Context(), sess), msg)
 	sess.drainNotes()
 	if _, ok := resp.(mcp.JSONRPCResponse); !ok {
 		t.unreserve()
@@ -216,10 +216,10 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, msg i
 // sessionContext is the context a session's messages are handled in: its
 // mcp-go session, the versions this transport serves (for server/discover)
 // and its briefing.
-func (t *httpTransport) sessionContext(ctx context.Context, sess *httpSession) context.Context {
-	ctx = t.s.mcp.WithContext(ctx, sess)
+func (t *HTTPHandler) sessionContext(ctx context.Context, sess *httpSession) context.Context {
+	ctx = t.tr.mcp.WithContext(ctx, sess)
 	ctx = mcpserver.WithSupportedProtocolVersions(ctx, httpVersions)
-	return withBriefing(ctx, sess.b)
+	return bind(ctx, sess.state)
 }
 
 // metaVersion is the protocol version in a message's
@@ -259,7 +259,7 @@ func rpcError(id any, code int, msg string) mcp.JSONRPCError {
 
 // writeJSON writes v as an application/json answer with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := appendMessage(nil, v)
+	b, err := AppendMessage(nil, v)
 	if err != nil {
 		http.Error(w, "encoding the answer: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -274,10 +274,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 //
 // The write deadline starts again here: the call that made the answer may
 // have taken some of the one ServeHTTP set.
-func (t *httpTransport) writeAnswer(w http.ResponseWriter, status int, msg *inbound, resp any) {
+func (t *HTTPHandler) writeAnswer(w http.ResponseWriter, status int, msg *inbound, resp any) {
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(t.writeTimeout))
 	buf := answerBuffers.Get().(*[]byte)
-	b := t.s.encodeAnswer((*buf)[:0], msg, resp)
+	b := t.tr.encodeAnswer((*buf)[:0], msg, resp)
 	defer func() {
 		if cap(b) <= maxPooledAnswer {
 			*buf = b

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"fmt"
@@ -25,9 +25,9 @@ import (
 // while the message is not read yet) and sets *answer to what panicked
 // returns. It must be the deferred function itself (recover works only
 // there), so m points to the variable that the call fills in.
-func (s *Server) recoverCall(m *inbound, answer *mcp.JSONRPCMessage) {
+func (tr *Transport) recoverCall(m *inbound, answer *mcp.JSONRPCMessage) {
 	if v := recover(); v != nil {
-		*answer = s.panicked(m, v)
+		*answer = tr.panicked(m, v)
 	}
 }
 
@@ -36,7 +36,7 @@ func (s *Server) recoverCall(m *inbound, answer *mcp.JSONRPCMessage) {
 // returns the -32603 error for m's id (null for a message not read yet),
 // or nil for a notification or a response, which get no answer, as they
 // would not have otherwise.
-func (s *Server) panicked(m *inbound, v any) mcp.JSONRPCMessage {
+func (tr *Transport) panicked(m *inbound, v any) mcp.JSONRPCMessage {
 	read := m != nil && m.body != nil
 	what := "a message"
 	if read && m.method != "" {
@@ -45,7 +45,7 @@ func (s *Server) panicked(m *inbound, v any) mcp.JSONRPCMessage {
 			what += " " + m.tool
 		}
 	}
-	fmt.Fprintf(s.log(), "loom-results: internal error serving %s: %v\n%s", what, v, debug.Stack())
+	fmt.Fprintf(tr.log(), "loom-results: internal error serving %s: %v\n%s", what, v, debug.Stack())
 	var id any
 	if read {
 		if !m.request() {
@@ -74,13 +74,13 @@ func panicText(v any) string {
 	return s
 }
 
-// encodeAnswer is appendMessage(dst, v) for the answer to m, except that
+// encodeAnswer is AppendMessage(dst, v) for the answer to m, except that
 // when encoding fails or panics the answer is the -32603 error instead
 // (panicked), or, for a notification, dst as it was: nothing to write.
-func (s *Server) encodeAnswer(dst []byte, m *inbound, v any) (out []byte) {
+func (tr *Transport) encodeAnswer(dst []byte, m *inbound, v any) (out []byte) {
 	fallback := func(why any) []byte {
-		if a := s.panicked(m, why); a != nil {
-			if b, err := appendMessage(dst, a); err == nil {
+		if a := tr.panicked(m, why); a != nil {
+			if b, err := AppendMessage(dst, a); err == nil {
 				return b
 			}
 		}
@@ -91,7 +91,7 @@ func (s *Server) encodeAnswer(dst []byte, m *inbound, v any) (out []byte) {
 			out = fallback(p)
 		}
 	}()
-	out, err := appendMessage(dst, v)
+	out, err := AppendMessage(dst, v)
 	if err != nil {
 		return fallback(fmt.Errorf("encoding the answer: %w", err))
 	}
@@ -99,9 +99,9 @@ func (s *Server) encodeAnswer(dst []byte, m *inbound, v any) (out []byte) {
 }
 
 // log is where panics are logged: Options.Log, or stderr.
-func (s *Server) log() io.Writer {
-	if s.opts.Log != nil {
-		return s.opts.Log
+func (tr *Transport) log() io.Writer {
+	if tr.cfg.Log != nil {
+		return tr.cfg.Log
 	}
 	return os.Stderr
 }

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/loom-results/loom-results/limits"
 )
 
-// appendMessage appends the JSON of v, one JSON-RPC message, to dst: the
+// AppendMessage appends the JSON of v, one JSON-RPC message, to dst: the
 // exact bytes json.Marshal(v) returns, without the intermediate encodings.
 //
 // json.Marshal encodes a tool's answer several times over: mcp-go's
@@ -27,7 +27,7 @@ import (
 // The tests (encode_test.go) hold both to equal bytes.
 //
 // On an error dst is returned as it was.
-func appendMessage(dst []byte, v any) ([]byte, error) {
+func AppendMessage(dst []byte, v any) ([]byte, error) {
 	switch m := v.(type) {
 	case mcp.JSONRPCResponse:
 		if r, ok := m.Result.(*mcp.CallToolResult); ok && plainResult(r) {
@@ -225,50 +225,6 @@ func appendStructured(dst []byte, v any) ([]byte, error) {
 // nil pointer as null, and a lone surrogate kept in its 3-byte form as its
 // escape (appendString).
 type jsonAppender interface{ AppendJSON(dst []byte) []byte }
-
-// appendCompactHTML appends valid JSON as json.Marshal nests a
-// json.RawMessage: white space outside strings dropped, '<', '>' and '&'
-// written as \u003c, \u003e and \u0026, U+2028 and U+2029 as \u2028 and
-// \u2029 (encoding/json's compact with HTML escaping). Nothing else
-// changes, invalid UTF-8 included. src must be valid JSON: every value
-// here is one the server built or the transport accepted.
-func appendCompactHTML(dst, src []byte) []byte {
-	const hex = "0123456789abcdef"
-	if src == nil {
-		return append(dst, "null"...)
-	}
-	inString, escaped := false, false
-	start := 0
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '<' || c == '>' || c == '&':
-			dst = append(dst, src[start:i]...)
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			start = i + 1
-		case c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xA8:
-			dst = append(dst, src[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[src[i+2]&0xF])
-			i += 2
-			start = i + 1
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			dst = append(dst, src[start:i]...)
-			start = i + 1
-		}
-	}
-	return append(dst, src[start:]...)
-}
 
 // appendString writes s as a JSON string as json.Marshal does, except that
 // a surrogate in its 3-byte form (a lone surrogate escape that a client sent

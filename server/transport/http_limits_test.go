@@ -1,4 +1,4 @@
-package server
+package transport_test
 
 import (
 	"bufio"
@@ -19,7 +19,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loom-results/loom-results/internal/mcptest"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // Slow clients over HTTP: bodies that come slowly or not at all, answers
@@ -31,7 +34,7 @@ const safety = 10 * time.Second
 
 // rawConn is a client connection written by hand.
 type rawConn struct {
-	t *testing.T
+	T *testing.T
 	net.Conn
 	r *bufio.Reader
 }
@@ -44,13 +47,13 @@ func dialRaw(t *testing.T, serverURL string) *rawConn {
 	require.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
 	require.NoError(t, conn.SetDeadline(time.Now().Add(safety)))
-	return &rawConn{t: t, Conn: conn, r: bufio.NewReader(conn)}
+	return &rawConn{T: t, Conn: conn, r: bufio.NewReader(conn)}
 }
 
 // send writes a request's head (method, path, headers as name, value
 // pairs, the Host header added) and then part of its body.
-func (c *rawConn) send(method, path string, body string, headers ...string) {
-	c.t.Helper()
+func (c *rawConn) Send(method, path string, body string, headers ...string) {
+	c.T.Helper()
 	var b strings.Builder
 	b.WriteString(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n")
 	for i := 0; i+1 < len(headers); i += 2 {
@@ -58,24 +61,24 @@ func (c *rawConn) send(method, path string, body string, headers ...string) {
 	}
 	b.WriteString("\r\n" + body)
 	_, err := io.WriteString(c, b.String())
-	require.NoError(c.t, err)
+	require.NoError(c.T, err)
 }
 
 // response reads one response, its body whole.
 func (c *rawConn) response() (*http.Response, []byte) {
-	c.t.Helper()
+	c.T.Helper()
 	resp, err := http.ReadResponse(c.r, nil)
-	require.NoError(c.t, err, "no answer from the server")
+	require.NoError(c.T, err, "no answer from the server")
 	body, err := io.ReadAll(resp.Body)
-	require.NoError(c.t, err)
+	require.NoError(c.T, err)
 	return resp, body
 }
 
 // closed requires the server to close the connection.
 func (c *rawConn) closed() {
-	c.t.Helper()
+	c.T.Helper()
 	_, err := c.r.ReadByte()
-	require.ErrorIs(c.t, err, io.EOF, "the server keeps the connection open")
+	require.ErrorIs(c.T, err, io.EOF, "the server keeps the connection open")
 }
 
 func TestHTTPRefusalsDoNotWaitForTheBody(t *testing.T) {
@@ -83,8 +86,8 @@ func TestHTTPRefusalsDoNotWaitForTheBody(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxMessageBytes = 1000
 	s := newTestServer(t, cfg, nil)
-	_, c := newHTTPFixture(t, s, HTTPOptions{Token: "s3cret"})
-	live := c.initialize()
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{Token: "s3cret"})
+	live := c.Initialize()
 	auth := []string{"Authorization", "Bearer s3cret"}
 
 	tests := []struct {
@@ -99,14 +102,14 @@ func TestHTTPRefusalsDoNotWaitForTheBody(t *testing.T) {
 		{"unserved protocol", "POST", "/mcp", append([]string{"MCP-Protocol-Version", "2026-07-28"}, auth...), 100, http.StatusBadRequest},
 		{"GET", "GET", "/mcp", auth, 100, http.StatusMethodNotAllowed},
 		{"Accept without JSON", "POST", "/mcp", append([]string{"Accept", "text/event-stream"}, auth...), 100, http.StatusNotAcceptable},
-		{"unknown session", "POST", "/mcp", append([]string{sessionHeader, "no-such-session"}, auth...), 100, http.StatusNotFound},
-		{"declared over the limit", "POST", "/mcp", append([]string{sessionHeader, live}, auth...), 5000, http.StatusRequestEntityTooLarge},
-		{"DELETE", "DELETE", "/mcp", append([]string{sessionHeader, "no-such-session"}, auth...), 100, http.StatusNotFound},
+		{"unknown session", "POST", "/mcp", append([]string{transport.SessionHeader, "no-such-session"}, auth...), 100, http.StatusNotFound},
+		{"declared over the limit", "POST", "/mcp", append([]string{transport.SessionHeader, live}, auth...), 5000, http.StatusRequestEntityTooLarge},
+		{"DELETE", "DELETE", "/mcp", append([]string{transport.SessionHeader, "no-such-session"}, auth...), 100, http.StatusNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			conn := dialRaw(t, c.url)
+			conn := dialRaw(t, c.URL)
 			headers := tt.headers
 			if tt.length >= 0 {
 				headers = append(headers, "Content-Length", strconv.Itoa(tt.length))
@@ -117,7 +120,7 @@ func TestHTTPRefusalsDoNotWaitForTheBody(t *testing.T) {
 			if tt.length < 0 {
 				body = "1\r\n{\r\n"
 			}
-			conn.send(tt.method, tt.path, body, headers...)
+			conn.Send(tt.method, tt.path, body, headers...)
 			resp, _ := conn.response()
 			assert.Equal(t, tt.want, resp.StatusCode)
 			assert.True(t, resp.Close, "the connection is closed after the answer")
@@ -125,7 +128,7 @@ func TestHTTPRefusalsDoNotWaitForTheBody(t *testing.T) {
 		})
 	}
 	// The session was not touched.
-	assert.Equal(t, "step 2", text(c.call(live, 1, "begin_step", `{}`)))
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(live, 1, "begin_step", `{}`)))
 }
 
 // TestHTTPSlowBodyHoldsNoSession: a request of session A whose body is
@@ -139,38 +142,38 @@ func TestHTTPSlowBodyHoldsNoSession(t *testing.T) {
 	cfg.MaxTotalBytes = 8 << 20
 	s := newTestServer(t, cfg, map[string]string{"big.txt": strings.Repeat("0123456789abcde\n", 6<<20/16)})
 	reading := make(chan struct{}, 1)
-	_, c := newHTTPFixture(t, s, HTTPOptions{}, func(tr *httpTransport) {
-		tr.readingBody = func(r *http.Request) {
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{}, func(tr *transport.HTTPHandler) {
+		tr.SetReadingBody(func(r *http.Request) {
 			if r.Header.Get("X-Slow") != "" {
 				reading <- struct{}{}
 			}
-		}
+		})
 	})
-	a := c.initialize()
-	c.call(a, 1, "inspect", `{"paths":["big.txt"]}`)
-	require.Equal(t, int64(6<<20), s.quota.Used())
+	a := c.Initialize()
+	c.Call(a, 1, "inspect", `{"paths":["big.txt"]}`)
+	require.Equal(t, int64(6<<20), s.StoredBytes())
 
-	slow := dialRaw(t, c.url)
-	slow.send("POST", "/mcp", "{", sessionHeader, a, "Content-Length", "100", "Accept", "application/json", "X-Slow", "1")
+	slow := dialRaw(t, c.URL)
+	slow.Send("POST", "/mcp", "{", transport.SessionHeader, a, "Content-Length", "100", "Accept", "application/json", "X-Slow", "1")
 	select {
 	case <-reading:
 	case <-time.After(safety):
 		t.Fatal("the slow request never reached its body")
 	}
-	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, a, "").status)
-	assert.Equal(t, int64(0), s.quota.Used(), "A's bytes are freed at once")
+	require.Equal(t, http.StatusNoContent, c.Do(http.MethodDelete, a, "").Status)
+	assert.Equal(t, int64(0), s.StoredBytes(), "A's bytes are freed at once")
 
-	b := c.initialize()
-	entry := structured(c.call(b, 1, "inspect", `{"paths":["big.txt"]}`))["results"].([]any)[0].(map[string]any)
+	b := c.Initialize()
+	entry := mcptest.Structured(c.Call(b, 1, "inspect", `{"paths":["big.txt"]}`))["results"].([]any)[0].(map[string]any)
 	assert.Equal(t, "r1", entry["id"], "B's 6 MiB are kept: %v", entry)
-	assert.Equal(t, int64(6<<20), s.quota.Used())
+	assert.Equal(t, int64(6<<20), s.StoredBytes())
 }
 
 func TestHTTPBodyDeadline(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	_, c := newHTTPFixture(t, s, HTTPOptions{ReadTimeout: 20 * time.Millisecond})
-	id := c.initialize()
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{ReadTimeout: 20 * time.Millisecond})
+	id := c.Initialize()
 	tests := []struct {
 		name    string
 		body    string
@@ -183,8 +186,8 @@ func TestHTTPBodyDeadline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			conn := dialRaw(t, c.url)
-			conn.send("POST", "/mcp", tt.body, append([]string{sessionHeader, id, "Accept", "application/json"}, tt.headers...)...)
+			conn := dialRaw(t, c.URL)
+			conn.Send("POST", "/mcp", tt.body, append([]string{transport.SessionHeader, id, "Accept", "application/json"}, tt.headers...)...)
 			resp, body := conn.response()
 			assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode)
 			var m map[string]any
@@ -193,17 +196,17 @@ func TestHTTPBodyDeadline(t *testing.T) {
 			conn.closed()
 		})
 	}
-	assert.Equal(t, "step 2", text(c.call(id, 1, "begin_step", `{}`)), "the session goes on")
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(id, 1, "begin_step", `{}`)), "the session goes on")
 }
 
 // slowReaders starts s's transport on a server whose connections have
 // small kernel buffers, so that an answer of a few hundred KiB fills them
 // when the client does not read; closed receives each connection the
 // server closes.
-func slowReaders(t *testing.T, s *Server, opts HTTPOptions) (tr *httpTransport, c *httpClient, closed <-chan struct{}) {
+func slowReaders(t *testing.T, s *server.Server, opts transport.HTTPOptions) (tr *transport.HTTPHandler, c *mcptest.HTTPClient, closed <-chan struct{}) {
 	t.Helper()
 	opts.Addr = "127.0.0.1:0"
-	tr = s.newHTTPTransport(opts)
+	tr = s.HTTPHandler(opts)
 	ch := make(chan struct{}, 16)
 	ts := httptest.NewUnstartedServer(tr)
 	ts.Config.ConnState = func(conn net.Conn, state http.ConnState) {
@@ -217,30 +220,30 @@ func slowReaders(t *testing.T, s *Server, opts HTTPOptions) (tr *httpTransport, 
 	ts.Start()
 	t.Cleanup(func() {
 		ts.Close()
-		tr.closeAll()
+		tr.Close()
 	})
-	return tr, &httpClient{t: t, url: ts.URL + "/mcp", hc: ts.Client()}, ch
+	return tr, &mcptest.HTTPClient{T: t, URL: ts.URL + "/mcp", HC: ts.Client()}, ch
 }
 
 // bigAnswer is an expand_edit whose answer holds 1 MiB of expanded text,
 // retained as an edit result of 1 MiB.
-var bigAnswer = callBody(5, "expand_edit", `{"arguments":{"content":{"$compose":["`+strings.Repeat("x", 1<<20)+`"]}}}`)
+var bigAnswer = mcptest.CallBody(5, "expand_edit", `{"arguments":{"content":{"$compose":["`+strings.Repeat("x", 1<<20)+`"]}}}`)
 
 // unreadAnswer sends bigAnswer in session id on a connection that reads
 // nothing back.
-func unreadAnswer(t *testing.T, c *httpClient, id string) *rawConn {
+func unreadAnswer(t *testing.T, c *mcptest.HTTPClient, id string) *rawConn {
 	t.Helper()
-	conn := dialRaw(t, c.url)
+	conn := dialRaw(t, c.URL)
 	require.NoError(t, conn.Conn.(*net.TCPConn).SetReadBuffer(4096))
-	conn.send("POST", "/mcp", bigAnswer, sessionHeader, id, "Accept", "application/json", "Content-Length", strconv.Itoa(len(bigAnswer)))
+	conn.Send("POST", "/mcp", bigAnswer, transport.SessionHeader, id, "Accept", "application/json", "Content-Length", strconv.Itoa(len(bigAnswer)))
 	return conn
 }
 
 func TestHTTPWriteDeadline(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	_, c, closed := slowReaders(t, s, HTTPOptions{WriteTimeout: 20 * time.Millisecond})
-	id := c.initialize()
+	_, c, closed := slowReaders(t, s, transport.HTTPOptions{WriteTimeout: 20 * time.Millisecond})
+	id := c.Initialize()
 	conn := unreadAnswer(t, c, id)
 	// The server gives up on the answer and closes the connection...
 	select {
@@ -254,7 +257,7 @@ func TestHTTPWriteDeadline(t *testing.T) {
 		_, err = io.ReadAll(resp.Body)
 	}
 	assert.Error(t, err, "the answer is cut off")
-	assert.Equal(t, "step 2", text(c.call(id, 1, "begin_step", `{}`)), "the session goes on")
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(id, 1, "begin_step", `{}`)), "the session goes on")
 }
 
 // TestHTTPUnreadAnswerHoldsNoSession: a session whose answer is still
@@ -263,15 +266,15 @@ func TestHTTPWriteDeadline(t *testing.T) {
 func TestHTTPUnreadAnswerHoldsNoSession(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, limits.Defaults(), nil)
-	tr, c, _ := slowReaders(t, s, HTTPOptions{})
-	id := c.initialize()
+	tr, c, _ := slowReaders(t, s, transport.HTTPOptions{})
+	id := c.Initialize()
 	sess := sessionOf(t, tr, id)
 	unreadAnswer(t, c, id)
 	// The call is done (its edit result is kept) and only its answer is
 	// left to write, to a client that does not read it.
-	eventually(t, func() bool { return s.quota.Used() == 1<<20 && activeRequests(tr, sess) == 0 })
-	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, id, "").status)
-	assert.Equal(t, int64(0), s.quota.Used())
+	mcptest.Eventually(t, func() bool { return s.StoredBytes() == 1<<20 && activeRequests(tr, sess) == 0 })
+	require.Equal(t, http.StatusNoContent, c.Do(http.MethodDelete, id, "").Status)
+	assert.Equal(t, int64(0), s.StoredBytes())
 }
 
 func TestHTTPSessionCap(t *testing.T) {
@@ -282,29 +285,28 @@ func TestHTTPSessionCap(t *testing.T) {
 	clock := &fakeClock{}
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
-	_, c := newHTTPFixture(t, s, HTTPOptions{MaxSessions: 2}, func(tr *httpTransport) {
-		tr.afterFunc = clock.afterFunc
-		tr.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{MaxSessions: 2}, func(tr *transport.HTTPHandler) {
+		tr.SetClock(clock.afterFunc, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 	})
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 
-	first := c.initialize()
+	first := c.Initialize()
 	advance(time.Minute)
-	c.initialize()
+	c.Initialize()
 	advance(time.Minute)
-	a := c.post("", initBody)
-	assert.Equal(t, http.StatusServiceUnavailable, a.status)
+	a := c.Post("", mcptest.InitializeBody)
+	assert.Equal(t, http.StatusServiceUnavailable, a.Status)
 	// The first session, idle for 2 of its 7 minutes, ends in 5.
-	assert.Equal(t, "300", a.header.Get("Retry-After"))
-	e := rpcErr(t, a)
+	assert.Equal(t, "300", a.Header.Get("Retry-After"))
+	e := a.RPCError(t)
 	assert.Equal(t, float64(-32000), e["code"])
 	assert.Equal(t, "the server holds its limit of 2 sessions (--max-sessions): end one with DELETE, or retry in 300 s", e["message"])
-	assert.Equal(t, float64(0), a.json(t)["id"])
+	assert.Equal(t, float64(0), a.JSON(t)["id"])
 
 	// Ending a session makes room.
-	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, first, "").status)
-	c.initialize()
-	assert.Equal(t, http.StatusServiceUnavailable, c.post("", initBody).status)
+	require.Equal(t, http.StatusNoContent, c.Do(http.MethodDelete, first, "").Status)
+	c.Initialize()
+	assert.Equal(t, http.StatusServiceUnavailable, c.Post("", mcptest.InitializeBody).Status)
 }
 
 func TestHTTPSessionCapNoIdleTimeout(t *testing.T) {
@@ -312,11 +314,11 @@ func TestHTTPSessionCapNoIdleTimeout(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.IdleTimeout = 0
 	s := newTestServer(t, cfg, nil)
-	_, c := newHTTPFixture(t, s, HTTPOptions{MaxSessions: 1})
-	c.initialize()
-	a := c.post("", initBody)
-	assert.Equal(t, http.StatusServiceUnavailable, a.status)
-	assert.Equal(t, "60", a.header.Get("Retry-After"))
+	_, c := newHTTPFixture(t, s, transport.HTTPOptions{MaxSessions: 1})
+	c.Initialize()
+	a := c.Post("", mcptest.InitializeBody)
+	assert.Equal(t, http.StatusServiceUnavailable, a.Status)
+	assert.Equal(t, "60", a.Header.Get("Retry-After"))
 }
 
 // TestListenAndServeHTTPHeaderDeadline: a connection that never completes its
@@ -329,7 +331,7 @@ func TestListenAndServeHTTPHeaderDeadline(t *testing.T) {
 	logs := make(logLines, 16)
 	done := make(chan error, 1)
 	go func() {
-		done <- s.ListenAndServeHTTP(ctx, HTTPOptions{Addr: "127.0.0.1:0", Log: logs, ReadTimeout: 20 * time.Millisecond})
+		done <- s.ListenAndServeHTTP(ctx, transport.HTTPOptions{Addr: "127.0.0.1:0", Log: logs, ReadTimeout: 20 * time.Millisecond})
 	}()
 	var serverURL string
 	select {
