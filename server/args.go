@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsonspan"
 	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
@@ -96,15 +95,15 @@ func (p *argPlan) missing(seen uint64) *errcode.Error {
 // arguments are not valid JSON or nest past 1,000 levels: its errors are
 // the ones to give.
 func decodeShallow(raw []byte, v reflect.Value, plan *argPlan) (done bool, err *errcode.Error) {
-	if !json.Valid(raw) || jsonspan.DeeperThan(raw, jsontape.MaxDepth) {
+	if !json.Valid(raw) || jsontape.DeeperThan(raw, jsontape.MaxDepth) {
 		return false, nil
 	}
-	start := jsonspan.SkipSpace(raw, 0)
+	start := jsontape.SkipSpace(raw, 0)
 	if raw[start] != '{' {
 		return false, nil
 	}
 	var seen uint64
-	for nameSpan, val := range jsonspan.MemberSpans(raw, start) {
+	for nameSpan, val := range jsontape.MemberSpans(raw, start) {
 		lex := raw[nameSpan.Start:nameSpan.End]
 		if !utf8.Valid(lex) {
 			return true, errcode.New(errcode.InvalidArgument, "an argument name is not valid UTF-8")

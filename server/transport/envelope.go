@@ -10,7 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/loom-results/loom-results/internal/jsonspan"
 	"github.com/loom-results/loom-results/internal/jsontape"
 )
 
@@ -44,7 +43,7 @@ type inbound struct {
 }
 
 // span is a value's lexeme, body[Start:End].
-type span = jsonspan.Span
+type span = jsontape.Span
 
 // namedSpan is one member kept in a canonical params object.
 type namedSpan struct {
@@ -97,7 +96,7 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 	if !json.Valid(body) {
 		return inbound{}, envelopeError(nil, mcp.PARSE_ERROR, "the message is not valid JSON")
 	}
-	i := jsonspan.SkipSpace(body, 0)
+	i := jsontape.SkipSpace(body, 0)
 	switch body[i] {
 	case '{':
 	case '[':
@@ -110,7 +109,7 @@ func readMessage(body []byte) (inbound, *mcp.JSONRPCError) {
 	// plain holds while the envelope has exactly the members of a plain
 	// call, each once; seen counts them by bit.
 	plain, seen := true, 0
-	for name, v := range jsonspan.Members(body, i) {
+	for name, v := range jsontape.Members(body, i) {
 		bit := 0
 		switch name {
 		case "jsonrpc":
@@ -175,7 +174,7 @@ func (m *inbound) readCall(plainEnvelope bool) {
 	var name, args span
 	count, names, others := 0, 0, false
 	kept := make(map[string]span, 2)
-	for member, v := range jsonspan.Members(m.body, m.params.Start) {
+	for member, v := range jsontape.Members(m.body, m.params.Start) {
 		switch member {
 		case "arguments":
 			args = v

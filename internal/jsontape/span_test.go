@@ -1,4 +1,4 @@
-package jsonspan
+package jsontape
 
 import (
 	"encoding/json"

@@ -1,9 +1,11 @@
-// Package jsonspan finds values in JSON that json.Valid has accepted,
-// without decoding them: where a value ends, the members of an object, how
-// deep a value nests. It checks nothing: on JSON that is not valid its
-// answers mean nothing. The transport reads a JSON-RPC envelope with it,
-// and the server the top level of a tool's arguments.
-package jsonspan
+// Finding values in JSON that json.Valid, or this package's Validate, has
+// accepted, without decoding or indexing it: where a value ends, the
+// members of an object, how deep a value nests. Nothing here checks: on
+// JSON that is not valid the answers mean nothing. The transport reads a
+// JSON-RPC envelope with these, and the server the top level of a tool's
+// arguments.
+
+package jsontape
 
 import (
 	"bytes"
