@@ -62,6 +62,7 @@ func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
 	// end of the digest.
 	var digest results.Digest
 	var scan selectors.TextScan
+	defer b.store.Hold(f.Size())()
 	data, err := f.ReadAll(func(filled []byte) {
 		digest.Watch(filled)
 		scan.Feed(filled)

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"os"
 	"runtime/debug"
 	"testing"
 
@@ -29,17 +30,36 @@ func TestFollowMemory(t *testing.T) {
 	if limit := debug.SetMemoryLimit(-1); limit != math.MaxInt64 {
 		t.Skipf("the process has a memory limit of its own (%d)", limit)
 	}
-	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
+	gcPercent := debug.SetGCPercent(100)
+	t.Cleanup(func() {
+		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetGCPercent(gcPercent)
+	})
 	q := NewQuota(1 << 30)
 	FollowMemory(q, 24<<20)
 	assert.Equal(t, int64(24<<20), debug.SetMemoryLimit(-1))
+	if os.Getenv("GOGC") == "" {
+		assert.Equal(t, -1, debug.SetGCPercent(-1), "GOGC is off: the limit alone paces the collector")
+	}
 	require.True(t, q.reserve(16<<20))
 	assert.Equal(t, int64(24<<20+17<<20), debug.SetMemoryLimit(-1))
 	q.release(16 << 20)
 	assert.Equal(t, int64(24<<20), debug.SetMemoryLimit(-1))
 
-	// Off: the limit is left as it is.
+	// Bytes held while a file is read count in the limit, not in the cap.
+	release := q.Hold(16 << 20)
+	assert.Equal(t, int64(24<<20+17<<20), debug.SetMemoryLimit(-1))
+	assert.Equal(t, int64(0), q.Used())
+	require.True(t, q.reserve(16<<20), "held bytes do not count against the cap")
+	assert.Equal(t, int64(24<<20+34<<20), debug.SetMemoryLimit(-1))
+	release()
+	q.release(16 << 20)
+	assert.Equal(t, int64(24<<20), debug.SetMemoryLimit(-1))
+
+	// Off: the limit and GOGC are left as they are.
 	debug.SetMemoryLimit(math.MaxInt64)
+	debug.SetGCPercent(100)
 	FollowMemory(NewQuota(1<<30), 0)
 	assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1))
+	assert.Equal(t, 100, debug.SetGCPercent(100))
 }
