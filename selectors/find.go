@@ -34,7 +34,7 @@ const (
 // Matcher matches one line, without its ending, against the patterns of
 // one find: a line matches when it contains any of them.
 type Matcher struct {
-	literal []byte       // one case-sensitive literal, searched with bytes.Index
+	literal []byte       // one case-sensitive literal, searched by its rarest byte (literalHits)
 	fold    *foldLiteral // one ASCII literal folded, searched by its rarest byte
 	prog    *syntax.Prog // otherwise: every pattern, compiled together
 }
@@ -218,13 +218,7 @@ func findEntry(data []byte, lines Lines, n int) entry {
 func (m Matcher) each(data []byte, lines Lines, fn func(line int)) *errcode.Error {
 	switch {
 	case m.literal != nil:
-		eachHit(data, len(m.literal), func(from int) int {
-			i := bytes.Index(data[from:], m.literal)
-			if i < 0 {
-				return -1
-			}
-			return from + i
-		}, fn)
+		eachHit(data, len(m.literal), literalHits(data, m.literal), fn)
 		return nil
 	case m.fold != nil && m.fold.exact(data):
 		it := m.fold.iter(data)
@@ -267,6 +261,42 @@ func eachHit(data []byte, n int, next func(from int) int, fn func(line int)) {
 	}
 }
 
+// literalHits returns the search for the hits of a case-sensitive literal
+// in data, each the first at or after an offset: bytes.IndexByte on the
+// literal's rarest byte (rarestByte), each candidate checked in full.
+// bytes.Index looks for the first byte, which in source is often among
+// the commonest ("loomNeedle4b1d" meets an "l" every 20 bytes or so). When
+// candidates fail more often than bytes.Index's own cutover allows, it
+// takes over: its Rabin-Karp bounds the work by the text's size.
+func literalHits(data, lit []byte) func(from int) int {
+	r := rarestByte(lit, data, false)
+	c := lit[r]
+	fails, start0 := 0, -1
+	return func(from int) int {
+		if start0 < 0 {
+			start0 = from
+		}
+		for {
+			if fails > 4+(from-start0)>>4 {
+				if i := bytes.Index(data[from:], lit); i >= 0 {
+					return from + i
+				}
+				return -1
+			}
+			at := indexFrom(data, c, from+r)
+			if at < 0 {
+				return -1
+			}
+			start := at - r
+			if start+len(lit) <= len(data) && bytes.Equal(data[start:start+len(lit)], lit) {
+				return start
+			}
+			fails++
+			from = start + 1
+		}
+	}
+}
+
 // foldLiteral is one ASCII literal matched with folded case, searched by
 // the byte of it that is rarest in the text searched: each candidate is
 // found by bytes.IndexByte on that byte's cases and checked in full.
@@ -297,21 +327,25 @@ func newFoldLiteral(p string) *foldLiteral {
 const rareSample = 64 << 10
 
 // rarest returns the index in pat of the byte whose cases occur least in
-// a sample of data (its start), ties broken by how seldom the byte occurs
-// in text and code in general; a few candidates are counted, each with
-// one bytes.Count over the sample.
-func (f *foldLiteral) rarest(data []byte) int {
+// a sample of data (rarestByte).
+func (f *foldLiteral) rarest(data []byte) int { return rarestByte(f.pat, data, true) }
+
+// rarestByte returns the index in pat of the byte that occurs least in a
+// sample of data (its start), both its cases when fold is set, ties broken
+// by how seldom the byte occurs in text and code in general; a few
+// candidates are counted, each with one bytes.Count over the sample.
+func rarestByte(pat, data []byte, fold bool) int {
 	sample := data[:min(len(data), rareSample)]
 	best, bestCount, bestRank := 0, -1, -1
 	counted := map[byte]int{}
-	for i, c := range f.pat {
+	for i, c := range pat {
 		n, ok := counted[c]
 		if !ok {
 			if len(counted) == 16 {
 				continue // enough candidates; the rest keep the best so far
 			}
 			n = bytes.Count(sample, []byte{c})
-			if up := upper(c); up != c {
+			if up := upper(c); fold && up != c {
 				n += bytes.Count(sample, []byte{up})
 			}
 			counted[c] = n

@@ -419,3 +419,33 @@ func TestFindFoldedLiteral(t *testing.T) {
 	m, _ = NewMatcher(Patterns{List: []string{"é"}, IgnoreCase: true})
 	assert.Nil(t, m.fold, "a non-ASCII pattern folds through the program")
 }
+
+// TestLiteralHits holds the rarest-byte search of a case-sensitive literal
+// to bytes.Index from every offset: on text where the rarest byte is
+// everywhere (so that the fallback to bytes.Index takes over), where a
+// candidate overlaps the next hit, and at the text's end.
+func TestLiteralHits(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ data, lit string }{
+		{strings.Repeat("a", 5000) + "b" + strings.Repeat("a", 300) + "ab", "aab"},
+		{strings.Repeat("ab", 3000) + "abc", "ababc"},
+		{"xx loomNeedle4b1d yy\nlen(loom) loomNeedle4b1", "loomNeedle4b1d"},
+		{"q", "q"},
+		{"", "q"},
+		{"zzzq", "zq"},
+		{strings.Repeat("\x00\xff", 40000) + "\xff\x00", "\xff\x00\xff\x00"},
+	}
+	for _, c := range cases {
+		data, lit := []byte(c.data), []byte(c.lit)
+		next := literalHits(data, lit)
+		for from := 0; from <= len(data); from++ {
+			want := bytes.Index(data[from:], lit)
+			if want >= 0 {
+				want += from
+			}
+			if got := next(from); got != want {
+				t.Fatalf("%q in %.40q... from %d: got %d, want %d", c.lit, c.data, from, got, want)
+			}
+		}
+	}
+}
