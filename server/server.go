@@ -46,13 +46,9 @@ const DefaultMemorySlack = 24 << 20
 // Server is an MCP server whose briefings share one root and one
 // process-wide byte quota.
 type Server struct {
-	opts  Options
-	quota *results.Quota
-	mcp   *mcpserver.MCPServer
-	// tools are the tools added to mcp, by name, for the direct path: the
-	// set never changes after New, and mcp-go's GetTool copies a tool's
-	// whole definition onto the heap on every call.
-	tools     map[string]*mcpserver.ServerTool
+	opts      Options
+	quota     *results.Quota
+	mcp       *mcpserver.MCPServer
 	transport *transport.Transport
 }
 
@@ -66,14 +62,17 @@ func New(opts Options) *Server {
 		mcpserver.WithLogging(),
 		mcpserver.WithInstructions(instructions(opts.tools())),
 	)
-	s.tools = map[string]*mcpserver.ServerTool{}
+	// The tools by name, for the direct path: the set never changes after
+	// New, and mcp-go's GetTool copies a tool's whole definition onto the
+	// heap on every call.
+	tools := map[string]*mcpserver.ServerTool{}
 	for _, t := range Tools(opts.tools()) {
 		s.mcp.AddTool(t.Tool, t.Handler)
-		s.tools[t.Tool.Name] = &t
+		tools[t.Tool.Name] = &t
 	}
 	s.transport = transport.New(transport.Config{
 		MCP:             s.mcp,
-		Tools:           s.tools,
+		Tools:           tools,
 		NewSession:      func() transport.Session { return Session{s.newBriefing()} },
 		MaxMessageBytes: opts.Limits.MaxMessageBytes,
 		IdleTimeout:     opts.Limits.IdleTimeout,

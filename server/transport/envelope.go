@@ -324,9 +324,11 @@ func stringValue(body []byte, v span) (string, bool) {
 // reads: each reads its briefing and its raw arguments only. handle runs
 // the same handler with the same arguments and builds the same answer,
 // JSON-RPC errors included, without the decoding (encode_test.go holds the
-// two to the same bytes). Tools that mcp-go does not know, and calls
-// without a briefing, still go to mcp-go, which answers them. Either way
-// the answer carries the request's id as the client wrote it
+// two to the same bytes). A tool the direct path does not hold (an
+// unknown one, or a task tool) still goes to mcp-go, which answers it.
+// Every message reaches handle in its session's context (Session.Bind, by
+// both transports), so the direct path never meets a call without one.
+// Either way the answer carries the request's id as the client wrote it
 // (withRequestID).
 //
 // A panic in the tool or in mcp-go is recovered (recoverCall): the answer
@@ -359,12 +361,12 @@ func withRequestID(resp mcp.JSONRPCMessage, id json.RawMessage) mcp.JSONRPCMessa
 // answer is handle's answer, with the id as mcp-go decodes it.
 func (tr *Transport) answer(ctx context.Context, m inbound) mcp.JSONRPCMessage {
 	ctx = withArguments(ctx, m.args)
-	if !m.plain || !bound(ctx) {
-		return tr.mcp.HandleMessage(ctx, m.mcpBody())
+	if !m.plain {
+		return tr.cfg.MCP.HandleMessage(ctx, m.mcpBody())
 	}
-	tool := tr.tools[m.tool]
+	tool := tr.cfg.Tools[m.tool]
 	if tool == nil || tool.Tool.Execution != nil {
-		return tr.mcp.HandleMessage(ctx, m.mcpBody())
+		return tr.cfg.MCP.HandleMessage(ctx, m.mcpBody())
 	}
 	req := mcp.CallToolRequest{
 		Request: mcp.Request{Method: string(mcp.MethodToolsCall)},

@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -44,15 +43,12 @@ func (m *inbound) Tool() string                 { return m.tool }
 func (m *inbound) Call() bool                   { return m.call }
 func (m *inbound) Body() []byte                 { return m.body }
 func (m *inbound) MCPBody() []byte              { return m.mcpBody() }
-func (tr *Transport) MCP() *mcpserver.MCPServer { return tr.mcp }
+func (tr *Transport) MCP() *mcpserver.MCPServer { return tr.cfg.MCP }
 
 // Handle is the transport's answer to one message it read.
 func (tr *Transport) Handle(ctx context.Context, m inbound) mcp.JSONRPCMessage {
 	return tr.handle(ctx, m)
 }
-
-// SetLog replaces where panics are logged.
-func (tr *Transport) SetLog(w io.Writer) { tr.cfg.Log = w }
 
 // StdioContext registers a stdio session with the MCP server and returns
 // the context its messages are handled in, bound to a new session state
@@ -60,19 +56,11 @@ func (tr *Transport) SetLog(w io.Writer) { tr.cfg.Log = w }
 func (tr *Transport) StdioContext(t testing.TB) (context.Context, chan mcp.JSONRPCNotification) {
 	sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
 	ctx := context.Background()
-	require.NoError(t, tr.mcp.RegisterSession(ctx, sess))
+	require.NoError(t, tr.cfg.MCP.RegisterSession(ctx, sess))
 	state := tr.cfg.NewSession()
 	t.Cleanup(state.Close)
-	return bind(tr.mcp.WithContext(ctx, sess), state), sess.notes
+	return state.Bind(tr.cfg.MCP.WithContext(ctx, sess)), sess.notes
 }
-
-// NewHTTPTransport is the HTTP handler of ListenAndServeHTTP, without a
-// listener.
-func (tr *Transport) NewHTTPTransport(opts HTTPOptions) *HTTPHandler {
-	return tr.HTTPHandler(opts)
-}
-
-func (t *HTTPHandler) CloseAll() { t.Close() }
 
 // SetClock replaces the idle timer and the clock.
 func (t *HTTPHandler) SetClock(after func(time.Duration, func()) stopper, now func() time.Time) {
@@ -106,22 +94,6 @@ func (t *HTTPHandler) Active(sess *httpSession) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return sess.active
-}
-
-// Closed reports a transport shut down.
-func (t *HTTPHandler) Closed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.closed
-}
-
-func (t *HTTPHandler) Expire(sess *httpSession, gen uint64) { t.expire(sess, gen) }
-
-// Gen is the generation of sess's idle timer.
-func (t *HTTPHandler) Gen(sess *httpSession) uint64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return sess.gen
 }
 
 func (s *httpSession) ID() string     { return s.id }

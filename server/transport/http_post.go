@@ -217,9 +217,9 @@ func (t *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, msg inb
 // mcp-go session, the versions this transport serves (for server/discover)
 // and its briefing.
 func (t *HTTPHandler) sessionContext(ctx context.Context, sess *httpSession) context.Context {
-	ctx = t.tr.mcp.WithContext(ctx, sess)
+	ctx = t.tr.cfg.MCP.WithContext(ctx, sess)
 	ctx = mcpserver.WithSupportedProtocolVersions(ctx, httpVersions)
-	return bind(ctx, sess.state)
+	return sess.state.Bind(ctx)
 }
 
 // metaVersion is the protocol version in a message's

@@ -126,7 +126,7 @@ func (t *HTTPHandler) newSession(ctx context.Context) (*httpSession, error) {
 		state: t.tr.cfg.NewSession(),
 		notes: make(chan mcp.JSONRPCNotification, 16),
 	}
-	if err := t.tr.mcp.RegisterSession(ctx, sess); err != nil {
+	if err := t.tr.cfg.MCP.RegisterSession(ctx, sess); err != nil {
 		sess.state.Close()
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func (t *HTTPHandler) endLocked(sess *httpSession) bool {
 // process-wide quota) and unregisters it from mcp-go. It runs once per
 // session, after the session ended and its last request finished.
 func (t *HTTPHandler) free(sess *httpSession) {
-	t.tr.mcp.UnregisterSession(context.Background(), sess.id)
+	t.tr.cfg.MCP.UnregisterSession(context.Background(), sess.id)
 	sess.state.Close()
 }
 

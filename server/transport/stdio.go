@@ -20,13 +20,13 @@ import (
 // "\r\n", is answered with JSON-RPC -32600 and id null, and serving goes on.
 func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
-	if err := tr.mcp.RegisterSession(ctx, sess); err != nil {
+	if err := tr.cfg.MCP.RegisterSession(ctx, sess); err != nil {
 		return fmt.Errorf("register stdio session: %w", err)
 	}
-	defer tr.mcp.UnregisterSession(ctx, sess.SessionID())
+	defer tr.cfg.MCP.UnregisterSession(ctx, sess.SessionID())
 	state := tr.cfg.NewSession()
 	defer state.Close()
-	ctx = bind(tr.mcp.WithContext(ctx, sess), state)
+	ctx = state.Bind(tr.cfg.MCP.WithContext(ctx, sess))
 
 	r := bufio.NewReaderSize(in, 64<<10)
 	w := bufio.NewWriterSize(out, 64<<10)

@@ -45,24 +45,7 @@ type Session interface {
 // HTTP (ListenAndServeHTTP). It reads every message once (readMessage),
 // runs plain tool calls itself and hands every other message to mcp-go,
 // and encodes the answers (appendMessage).
-type Transport struct {
-	cfg   Config
-	mcp   *mcpserver.MCPServer
-	tools map[string]*mcpserver.ServerTool
-}
+type Transport struct{ cfg Config }
 
 // New returns a transport of cfg.
-func New(cfg Config) *Transport {
-	return &Transport{cfg: cfg, mcp: cfg.MCP, tools: cfg.Tools}
-}
-
-type sessionKey struct{}
-
-// bind returns ctx carrying the session: its state's and the mark that
-// the direct path may serve it.
-func bind(ctx context.Context, s Session) context.Context {
-	return context.WithValue(s.Bind(ctx), sessionKey{}, s)
-}
-
-// bound reports whether ctx serves a message of a session.
-func bound(ctx context.Context) bool { return ctx.Value(sessionKey{}) != nil }
+func New(cfg Config) *Transport { return &Transport{cfg: cfg} }
