@@ -31,6 +31,7 @@ type Options struct {
 	Steps  limits.Steps // who calls begin_step; "" is limits.ClientSteps
 	Root   *workspace.Root
 	Quota  *results.Quota // shared by the briefings of a process
+	Run    RunConfig      // the commands of run (--run)
 }
 
 // Briefing is the state of one client. Its methods must be called inside Do,

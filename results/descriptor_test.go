@@ -16,6 +16,7 @@ import (
 func TestDescriptorAppendJSON(t *testing.T) {
 	t.Parallel()
 	yes, no, exit := true, false, int64(-3)
+	pexit := &exit
 	awkward := "<a & b>\u2028\"\\\n\x01é\xff"
 	tests := []struct {
 		name string
@@ -24,7 +25,7 @@ func TestDescriptorAppendJSON(t *testing.T) {
 		{"bare", Descriptor{SHA256: "x"}},
 		{"every member", Descriptor{
 			ID: new("r1"), SHA256: awkward, Bytes: 9, Lines: 2, Complete: true, JSON: new("object"),
-			Source:  Source{Kind: KindEdit, At: new(awkward), Path: new("p<"), Label: new(awkward), ExitCode: &exit, TimedOut: &no, DroppedBytes: 7},
+			Source:  Source{Kind: KindEdit, At: new(awkward), Path: new("p<"), Label: new(awkward), ExitCode: &pexit, TimedOut: &no, DroppedBytes: 7},
 			Preview: new(awkward), PreviewComplete: &yes, Reused: &no, Retained: true, Reason: ReasonStoreFull,
 		}},
 		{"empty strings and zeros", Descriptor{ID: new(""), JSON: new(""), Preview: new(""), PreviewComplete: &no, Reused: &yes, Source: Source{Kind: ""}}},

@@ -25,8 +25,9 @@ const Name = "loom-results"
 type Options struct {
 	Limits limits.Config
 	Policy briefing.Policy
-	Steps  limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
-	Write  bool         // serve write_file (--write)
+	Steps  limits.Steps       // who calls begin_step (--steps); "" is limits.ClientSteps
+	Write  bool               // serve write_file (--write)
+	Run    briefing.RunConfig // run's commands (--run); none: no run
 	Root   *workspace.Root
 	Log    io.Writer // where recovered panics are logged, with their stacks; nil: stderr
 	// MemorySlack, when positive, makes the runtime's soft memory limit
@@ -37,7 +38,7 @@ type Options struct {
 
 // tools is the tool configuration of these options.
 func (o Options) tools() ToolConfig {
-	return ToolConfig{Config: o.Limits, Steps: o.Steps, Write: o.Write}
+	return ToolConfig{Config: o.Limits, Steps: o.Steps, Write: o.Write, Commands: o.Run.Commands}
 }
 
 // DefaultMemorySlack is the command's --memory-slack.
@@ -117,7 +118,8 @@ func instructions(cfg ToolConfig) string {
 
 // newBriefing returns a fresh briefing of this server.
 func (s *Server) newBriefing() *briefing.Briefing {
-	return briefing.New(briefing.Options{Limits: s.opts.Limits, Policy: s.opts.Policy, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota})
+	return briefing.New(briefing.Options{Limits: s.opts.Limits, Policy: s.opts.Policy, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota,
+		Run: s.opts.Run})
 }
 
 // Session is the transport's state of one client session: its briefing.

@@ -7,6 +7,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // ToolConfig is what the tool definitions depend on: the limits their
@@ -15,15 +16,17 @@ import (
 // (--write).
 type ToolConfig struct {
 	limits.Config
-	Steps limits.Steps
-	Write bool
+	Steps    limits.Steps
+	Write    bool
+	Commands []workspace.Command // run's commands (--run); none: no run
 }
 
 // modelSteps reports whether the model calls begin_step itself.
 func (cfg ToolConfig) modelSteps() bool { return cfg.Steps == limits.ModelSteps }
 
 // Tools returns every tool of SPEC section 5 (tools/list sorts them by
-// name), write_file only with cfg.Write; descriptions state cfg's limits.
+// name), write_file only with cfg.Write and run only with cfg.Commands;
+// descriptions state cfg's limits.
 func Tools(cfg ToolConfig) []mcpserver.ServerTool {
 	tools := []mcpserver.ServerTool{
 		inspectTool(cfg),
@@ -38,6 +41,9 @@ func Tools(cfg ToolConfig) []mcpserver.ServerTool {
 	}
 	if cfg.Write {
 		tools = append(tools, writeFileTool(cfg))
+	}
+	if len(cfg.Commands) > 0 {
+		tools = append(tools, runTool(cfg))
 	}
 	return tools
 }

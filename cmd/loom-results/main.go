@@ -74,6 +74,7 @@ type serverFlags struct {
 	httpToken *string
 	steps     *string
 	write     *bool
+	runs      *commandList
 	// The HTTP transport's and the heap's, beside the limits.
 	http        *transport.HTTPOptions
 	memorySlack *int64
@@ -98,6 +99,8 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.httpToken = fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
 	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
 	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
+	f.runs = &commandList{}
+	fs.Var(f.runs, "run", "`NAME=COMMAND`: serve run, which runs COMMAND (split into words as a POSIX shell does, nothing expanded) in the root when the model names it; repeatable (off: the server runs nothing)")
 	f.memorySlack, f.maxSessions = new(int64), new(int64)
 	*f.memorySlack, *f.maxSessions = server.DefaultMemorySlack, transport.DefaultMaxSessions
 	fs.Var(limits.Count(f.memorySlack, 0), "memory-slack", "bytes of garbage the heap may hold beside the stored results before it is collected (0: Go's default collector)")
@@ -165,7 +168,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
 	}
 	s := server.New(server.Options{Limits: cfg, Policy: policy, Steps: limits.Steps(*f.steps), Write: *f.write, Root: r,
-		Log: stderr, MemorySlack: *f.memorySlack})
+		Run: briefing.RunConfig{Commands: f.runs.commands}, Log: stderr, MemorySlack: *f.memorySlack})
 
 	if *f.httpAddr != "" {
 		httpOpts.Addr, httpOpts.Token = *f.httpAddr, *f.httpToken
@@ -181,4 +184,25 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	case <-ctx.Done():
 		return nil
 	}
+}
+
+// commandList is --run NAME=COMMAND, repeatable: each value a command of
+// run (workspace.ParseCommand); a malformed value or a repeated name is a
+// bad flag (status 2).
+type commandList struct{ commands []workspace.Command }
+
+func (l *commandList) String() string { return "" }
+
+func (l *commandList) Set(value string) error {
+	c, err := workspace.ParseCommand(value)
+	if err != nil {
+		return err
+	}
+	for _, prev := range l.commands {
+		if prev.Name == c.Name {
+			return fmt.Errorf("command %s is named twice (%q and %q): give each command its own name", c.Name, prev.Line, c.Line)
+		}
+	}
+	l.commands = append(l.commands, c)
+	return nil
 }

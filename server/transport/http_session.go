@@ -51,6 +51,7 @@ type httpSession struct {
 	id    string
 	state Session // the server's state of the session (a briefing)
 	notes chan mcp.JSONRPCNotification
+	calls calls // the session's requests being served
 
 	logLevel
 	initialized atomic.Bool

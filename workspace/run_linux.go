@@ -1,0 +1,296 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// On Linux the server makes itself a child subreaper (prctl
+// PR_SET_CHILD_SUBREAPER) before its first run: a process whose parent
+// exits is then reparented to the server, not to init, so that every
+// process a command started stays below the server, even one that left
+// the command's process group (setsid) and outlived its parent (a
+// double-forking daemon). A run finds its processes in /proc: the
+// command's process group, the descendants of the command, and the
+// server's children that carry the run's RunMarker in their environment,
+// with their descendants. A process that cleared its environment and
+// outlived its parent is the one that can escape; so can one that another
+// subreaper or a new PID namespace (a container) takes in.
+
+var subreaper sync.Once
+
+// setProcessGroup puts the command in a process group of its own.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// tracked is a started command and the processes found to be its.
+type tracked struct {
+	cmd    *exec.Cmd
+	pid    int
+	marker string
+	self   int
+	done   chan struct{} // closed when the command has exited (not yet reaped)
+
+	// seen holds every process found to be the run's, by PID, with its
+	// start time (so that a reused PID is not taken for it); termed
+	// those already sent SIGTERM, the same way.
+	seen, termed map[int]uint64
+	groupTermed  bool
+}
+
+// startTracked starts cmd and begins to track its processes.
+func startTracked(cmd *exec.Cmd, marker string) (*tracked, error) {
+	subreaper.Do(func() {
+		// Without it (a kernel before 3.4), orphans go to init and only
+		// the process group can be ended.
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	})
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	t := &tracked{
+		cmd: cmd, pid: cmd.Process.Pid, marker: marker, self: os.Getpid(),
+		done: make(chan struct{}), seen: map[int]uint64{}, termed: map[int]uint64{},
+	}
+	go func() {
+		// Wait for the exit without reaping: until wait reaps it, the
+		// command's PID, and so its process group's ID, cannot be reused,
+		// and signals to the group reach no one else.
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, t.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		close(t.done)
+	}()
+	return t, nil
+}
+
+// exited is closed once the command has exited.
+func (t *tracked) exited() <-chan struct{} { return t.done }
+
+// wait reaps the command and returns its exit code, nil when a signal
+// ended it.
+func (t *tracked) wait() *int64 {
+	t.cmd.Wait()
+	return exitCode(t.cmd.ProcessState)
+}
+
+// end ends every process of the run that is still running: SIGTERM, then
+// SIGKILL to those left after grace. Processes found later (forked
+// meanwhile) get SIGTERM when found. It returns once none is left, or when
+// SIGKILL has not ended them within killWait (a process in uninterruptible
+// sleep).
+func (t *tracked) end(grace time.Duration) {
+	start := time.Now()
+	pause := time.Millisecond
+	for {
+		running, unsure := t.sweep(unix.SIGTERM)
+		if running == 0 && (unsure == 0 || time.Since(start) > unsureWait) {
+			return
+		}
+		left := grace - time.Since(start)
+		if left <= 0 {
+			break
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+	deadline := time.Now().Add(killWait)
+	for pause := time.Millisecond; time.Now().Before(deadline); pause = min(2*pause, 20*time.Millisecond) {
+		if running, _ := t.sweep(unix.SIGKILL); running == 0 {
+			return
+		}
+		time.Sleep(pause)
+	}
+}
+
+// unsureWait bounds the time end looks again at a child of the server
+// whose environment could not be read (unsure): one in the middle of an
+// exec shows an empty environment for an instant.
+const unsureWait = 200 * time.Millisecond
+
+// killWait bounds the wait for SIGKILL to take effect.
+const killWait = 5 * time.Second
+
+// proc is one process as /proc/PID/stat shows it.
+type proc struct {
+	pid, ppid, pgid int
+	zombie          bool
+	start           uint64 // clock ticks after boot
+}
+
+// sweep finds the run's processes, sends sig to each one still running
+// (SIGTERM once a process), reaps those that are the server's zombie
+// children, and returns how many are still running, and how many of the
+// server's children could not be told to be the run's or not.
+func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
+	procs := readProcs()
+	children := make(map[int][]int, len(procs))
+	var roots []int
+	for pid, p := range procs {
+		children[p.ppid] = append(children[p.ppid], pid)
+		switch {
+		case pid == t.pid, p.pgid == t.pid:
+			roots = append(roots, pid)
+		case t.seen[pid] == p.start && p.start != 0:
+			roots = append(roots, pid)
+		case p.ppid == t.self && !p.zombie:
+			switch hasMarker(pid, t.marker) {
+			case marked:
+				roots = append(roots, pid)
+			case unknown:
+				unsure++
+			}
+		}
+	}
+	found := map[int]bool{}
+	for len(roots) > 0 {
+		pid := roots[len(roots)-1]
+		roots = roots[:len(roots)-1]
+		if found[pid] {
+			continue
+		}
+		found[pid] = true
+		roots = append(roots, children[pid]...)
+	}
+	// The group is signalled as a whole, and SIGTERM only once; a
+	// process is signalled on its own when it is outside the group, or
+	// joined it after the group's SIGTERM.
+	group := sig != unix.SIGTERM || !t.groupTermed
+	for pid := range found {
+		p := procs[pid]
+		if p.zombie {
+			if p.ppid == t.self && pid != t.pid {
+				var ws unix.WaitStatus
+				unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+			}
+			delete(t.seen, pid)
+			continue
+		}
+		t.seen[pid] = p.start
+		if pid == t.pid && t.doneNow() {
+			continue
+		}
+		running++
+		switch {
+		case p.pgid == t.pid && group:
+			if sig == unix.SIGTERM {
+				t.termed[pid] = p.start
+			}
+		case sig == unix.SIGTERM && t.termed[pid] == p.start:
+		default:
+			if unix.Kill(pid, sig) == nil && sig == unix.SIGTERM {
+				t.termed[pid] = p.start
+			}
+		}
+	}
+	if running > 0 && group {
+		// The group at once: a member forked between the read of /proc
+		// and now is in it too.
+		unix.Kill(-t.pid, sig)
+		t.groupTermed = t.groupTermed || sig == unix.SIGTERM
+	}
+	return running, unsure
+}
+
+// doneNow reports whether the command has exited (its /proc entry may lag).
+func (t *tracked) doneNow() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// readProcs reads every process's PID, parent, group, state and start
+// time from /proc.
+func readProcs() map[int]proc {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	procs := make(map[int]proc, len(names))
+	buf := make([]byte, 1024)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if p, ok := readStat(pid, buf); ok {
+			procs[pid] = p
+		}
+	}
+	return procs
+}
+
+// readStat parses /proc/PID/stat: "pid (comm) state ppid pgrp session
+// tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime
+// cstime priority nice num_threads itrealvalue starttime ...". comm may
+// hold spaces and parentheses, so the fields are counted from the last
+// ')'.
+func readStat(pid int, buf []byte) (proc, bool) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return proc{}, false
+	}
+	n, _ := f.Read(buf)
+	f.Close()
+	b := buf[:n]
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 > len(b) {
+		return proc{}, false
+	}
+	fields := bytes.Fields(b[i+2:])
+	// fields[0] is the state, [1] ppid, [2] pgrp, [19] starttime.
+	if len(fields) < 20 {
+		return proc{}, false
+	}
+	ppid, _ := strconv.Atoi(string(fields[1]))
+	pgid, _ := strconv.Atoi(string(fields[2]))
+	start, _ := strconv.ParseUint(string(fields[19]), 10, 64)
+	state := fields[0][0]
+	return proc{pid: pid, ppid: ppid, pgid: pgid, zombie: state == 'Z' || state == 'X', start: start}, true
+}
+
+// marking is whether a process carries the run's marker.
+type marking int
+
+const (
+	unmarked marking = iota
+	marked
+	unknown // its environment read empty: it may be in the middle of an exec
+)
+
+// hasMarker tells whether the process's environment holds the run's
+// marker.
+func hasMarker(pid int, marker string) marking {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	switch {
+	case err != nil:
+		return unmarked // gone, or not ours to read
+	case len(env) == 0:
+		return unknown
+	}
+	want := []byte(RunMarker + "=" + marker)
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		if bytes.Equal(kv, want) {
+			return marked
+		}
+	}
+	return unmarked
+}
