@@ -46,3 +46,31 @@ func TestDescriptorAppendJSON(t *testing.T) {
 	at := Descriptor{SHA256: "x", Source: Source{Kind: KindEdit, At: new("/k\xed\xa0\x80")}}
 	assert.Contains(t, string(at.AppendJSON(nil)), `"source":{"kind":"edit","at":"/k\ud800"}`)
 }
+
+func TestTail(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		data  string
+		n     int64
+		want  string
+		whole bool
+	}{
+		{"a\nb\nc\n", 6, "a\nb\nc\n", true},
+		{"a\nb\nc\n", 100, "a\nb\nc\n", true},
+		{"a\nb\nc\n", 5, "b\nc\n", false},
+		{"a\nb\nc\n", 4, "b\nc\n", false},
+		{"a\nb\nc\n", 3, "c\n", false},
+		{"a\nb\nc\n", 1, "\n", false},
+		{"x\ny", 1, "y", false},
+		{"line\nlong last line", 8, "ast line", false},
+		{"ééé", 3, "é", false},
+		{"a\n€", 4, "€", false},
+		{"abc", 0, "", false},
+		{"", 0, "", true},
+	}
+	for _, tt := range tests {
+		got, whole := Tail([]byte(tt.data), tt.n)
+		assert.Equal(t, tt.want, got, "%q, %d", tt.data, tt.n)
+		assert.Equal(t, tt.whole, whole, "%q, %d", tt.data, tt.n)
+	}
+}

@@ -3,7 +3,11 @@
 package server
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +23,7 @@ import (
 	"github.com/loom-results/loom-results/internal/mcptest"
 	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
 
@@ -284,4 +289,121 @@ func TestRunCancelStdio(t *testing.T) {
 	d = mcptest.Structured(resp["result"].(map[string]any))
 	assert.Equal(t, map[string]any{"kind": "output", "label": "touch", "exit_code": nil, "timed_out": false, "cancelled": true}, d["source"])
 	assert.NoFileExists(t, filepath.Join(dir, "touched"))
+}
+
+// readFIFO opens a named pipe for reading and reads it to its end: it
+// returns once a command has opened it, written and closed it.
+func readFIFO(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestRunCancelHTTP: over HTTP a cancellation is a POST of its own, which
+// reaches the running call of the session: the call answers cancelled.
+func TestRunCancelHTTP(t *testing.T) {
+	t.Parallel()
+	s, dir := runServer(t, limits.Defaults(), nil, "wait=sh -c 'echo $$ > started; exec sleep 300'")
+	started := fifo(t, dir, "started")
+	h := s.HTTPHandler(transport.HTTPOptions{Addr: "127.0.0.1:0"})
+	c := mcptest.ServeHTTP(t, h, "", h.Close)
+	id := c.Initialize()
+
+	answer := make(chan mcptest.Answer, 1)
+	go func() { answer <- c.Post(id, mcptest.CallBody(7, "run", `{"name":"wait"}`)) }()
+	pid, err := strconv.Atoi(strings.TrimSpace(readFIFO(t, started)))
+	require.NoError(t, err)
+	a := c.Post(id, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	assert.Equal(t, http.StatusAccepted, a.Status)
+	a = <-answer
+	require.Equal(t, http.StatusOK, a.Status, "%s", a.Body)
+	assert.Equal(t, "application/json", a.Header.Get("Content-Type"), "no notification was sent: plain JSON")
+	res := a.JSON(t)["result"].(map[string]any)
+	assert.Equal(t, map[string]any{"kind": "output", "label": "wait", "exit_code": nil, "timed_out": false, "cancelled": true},
+		mcptest.Structured(res)["source"])
+	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH)
+
+	// A cancellation that names no running call changes nothing.
+	a = c.Post(id, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	assert.Equal(t, http.StatusAccepted, a.Status)
+	assert.Equal(t, "step 2", mcptest.Text(c.Call(id, 8, "begin_step", `{}`)))
+}
+
+// TestRunProgressHTTP: over HTTP a call's progress notifications make its
+// answer an SSE stream, whose last event is the response.
+func TestRunProgressHTTP(t *testing.T) {
+	t.Parallel()
+	s, _ := runServer(t, limits.Defaults(), nil, "wait=sh -c 'echo ready; exec sleep 300'")
+	h := s.HTTPHandler(transport.HTTPOptions{Addr: "127.0.0.1:0"})
+	c := mcptest.ServeHTTP(t, h, "", h.Close)
+	id := c.Initialize()
+
+	req, err := http.NewRequest(http.MethodPost, c.URL, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"name":"wait"},"_meta":{"progressToken":"p"}}}`))
+	require.NoError(t, err)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(mcptest.SessionHeader, id)
+	resp, err := c.HC.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	events := bufio.NewReader(resp.Body)
+	next := func() map[string]any {
+		t.Helper()
+		var data string
+		for {
+			line, err := events.ReadString('\n')
+			require.NoError(t, err)
+			line = strings.TrimRight(line, "\n")
+			if line == "" && data != "" {
+				var m map[string]any
+				require.NoError(t, json.Unmarshal([]byte(data), &m), data)
+				return m
+			}
+			if v, ok := strings.CutPrefix(line, "data: "); ok {
+				data += v
+			}
+		}
+	}
+	note := next()
+	assert.Equal(t, "notifications/progress", note["method"])
+	assert.Equal(t, map[string]any{"progressToken": "p", "progress": float64(6), "message": "ready"}, note["params"])
+
+	a := c.Post(id, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	assert.Equal(t, http.StatusAccepted, a.Status)
+	for {
+		m := next()
+		if m["method"] != nil {
+			continue // a later progress notification, sent before the cancellation
+		}
+		assert.Equal(t, float64(1), m["id"])
+		src := mcptest.Structured(m["result"].(map[string]any))["source"]
+		assert.Equal(t, map[string]any{"kind": "output", "label": "wait", "exit_code": nil, "timed_out": false, "cancelled": true}, src)
+		break
+	}
+	_, err = events.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the response is the stream's last event")
+}
+
+// TestRunShutdown: the server's shutdown (its context ends) ends a running
+// command's process group, and the server returns once it has.
+func TestRunShutdown(t *testing.T) {
+	t.Parallel()
+	s, dir := runServer(t, limits.Defaults(), nil, "wait=sh -c 'sleep 300 & echo $! > started; wait'")
+	started := fifo(t, dir, "started")
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	t.Cleanup(func() { inW.Close() })
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(ctx, inR, io.Discard) }()
+	_, err := io.WriteString(inW, mcptest.CallBody(1, "run", `{"name":"wait"}`)+"\n")
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(readFIFO(t, started)))
+	require.NoError(t, err)
+	cancel()
+	require.NoError(t, <-done)
+	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH)
 }
