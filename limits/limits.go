@@ -104,6 +104,9 @@ func (a atLeast) String() string {
 	return a.p.String()
 }
 
+// Get returns the duration (flag.Getter).
+func (a atLeast) Get() any { return *a.p }
+
 func (a atLeast) Set(s string) error {
 	d, err := time.ParseDuration(s)
 	if err != nil {

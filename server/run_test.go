@@ -24,25 +24,7 @@ import (
 	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
-	"github.com/loom-results/loom-results/workspace"
 )
-
-// snapCommands are the --run commands of the tool snapshots.
-func snapCommands(t *testing.T) []workspace.Command {
-	return commands(t, "test=go test ./...", "lint=go vet ./...")
-}
-
-// commands parses --run values.
-func commands(t *testing.T, values ...string) []workspace.Command {
-	t.Helper()
-	var cs []workspace.Command
-	for _, v := range values {
-		c, err := workspace.ParseCommand(v)
-		require.NoError(t, err)
-		cs = append(cs, c)
-	}
-	return cs
-}
 
 // runServer is a server whose root holds files, with the given --run
 // commands, a short grace before SIGKILL and frequent progress.

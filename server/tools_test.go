@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/toolsnaps")
@@ -133,4 +134,21 @@ func symmetricDifference(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// snapCommands are the --run commands of the tool snapshots.
+func snapCommands(t *testing.T) []workspace.Command {
+	return commands(t, "test=go test ./...", "lint=go vet ./...")
+}
+
+// commands parses --run values.
+func commands(t *testing.T, values ...string) []workspace.Command {
+	t.Helper()
+	var cs []workspace.Command
+	for _, v := range values {
+		c, err := workspace.ParseCommand(v)
+		require.NoError(t, err)
+		cs = append(cs, c)
+	}
+	return cs
 }
