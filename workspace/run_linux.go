@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -135,42 +136,66 @@ type proc struct {
 // (SIGTERM once a process), reaps those that are the server's zombie
 // children, and returns how many are still running, and how many of the
 // server's children could not be told to be the run's or not.
+//
+// The run's processes are the command and its descendants, the processes
+// seen as the run's before (a PID counts with its start time, so that a
+// reused PID is not taken for it) and their descendants, and the server's
+// children that carry the run's marker, or that are zombies of the
+// command's group, with theirs.
 func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
-	procs := readProcs()
-	children := make(map[int][]int, len(procs))
-	var roots []int
-	for pid, p := range procs {
-		children[p.ppid] = append(children[p.ppid], pid)
+	v := newProcView()
+	found := map[int]proc{}
+	var queue []int
+	add := func(p proc) {
+		if _, ok := found[p.pid]; !ok {
+			found[p.pid] = p
+			queue = append(queue, p.pid)
+		}
+	}
+	if p, ok := v.stat(t.pid); ok {
+		add(p)
+	}
+	for pid, start := range t.seen {
+		if p, ok := v.stat(pid); ok && p.start == start {
+			add(p)
+		} else {
+			delete(t.seen, pid)
+		}
+	}
+	for _, pid := range v.children(t.self) {
+		if _, ok := found[pid]; ok {
+			continue
+		}
+		p, ok := v.stat(pid)
 		switch {
-		case pid == t.pid, p.pgid == t.pid:
-			roots = append(roots, pid)
-		case t.seen[pid] == p.start && p.start != 0:
-			roots = append(roots, pid)
-		case p.ppid == t.self && !p.zombie:
+		case !ok:
+		case p.zombie:
+			if p.pgid == t.pid {
+				add(p)
+			}
+		default:
 			switch hasMarker(pid, t.marker) {
 			case marked:
-				roots = append(roots, pid)
+				add(p)
 			case unknown:
 				unsure++
 			}
 		}
 	}
-	found := map[int]bool{}
-	for len(roots) > 0 {
-		pid := roots[len(roots)-1]
-		roots = roots[:len(roots)-1]
-		if found[pid] {
-			continue
+	for len(queue) > 0 {
+		pid := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, c := range v.children(pid) {
+			if p, ok := v.stat(c); ok {
+				add(p)
+			}
 		}
-		found[pid] = true
-		roots = append(roots, children[pid]...)
 	}
 	// The group is signalled as a whole, and SIGTERM only once; a
 	// process is signalled on its own when it is outside the group, or
 	// joined it after the group's SIGTERM.
 	group := sig != unix.SIGTERM || !t.groupTermed
-	for pid := range found {
-		p := procs[pid]
+	for pid, p := range found {
 		if p.zombie {
 			if p.ppid == t.self && pid != t.pid {
 				var ws unix.WaitStatus
@@ -197,8 +222,8 @@ func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
 		}
 	}
 	if running > 0 && group {
-		// The group at once: a member forked between the read of /proc
-		// and now is in it too.
+		// The group at once: a member forked since the look at /proc is
+		// in it too.
 		unix.Kill(-t.pid, sig)
 		t.groupTermed = t.groupTermed || sig == unix.SIGTERM
 	}
@@ -215,27 +240,95 @@ func (t *tracked) doneNow() bool {
 	}
 }
 
-// readProcs reads every process's PID, parent, group, state and start
-// time from /proc.
-func readProcs() map[int]proc {
-	d, err := os.Open("/proc")
+// procView reads processes from /proc: a process's children from
+// /proc/PID/task/TID/children (the kernel's list, without reading every
+// process), or, where the kernel has no such file (CONFIG_PROC_CHILDREN
+// off), from one scan of every process's stat.
+type procView struct {
+	buf   []byte
+	stats map[int]proc  // read so far
+	kids  map[int][]int // the scan's, when there is no children file
+}
+
+// childrenFiles reports whether the kernel lists a task's children.
+var childrenFiles = sync.OnceValue(func() bool {
+	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(unix.Gettid()) + "/children")
+	return err == nil
+})
+
+// scanProcs makes every view scan, as on a kernel without children
+// files (tests).
+var scanProcs = false
+
+func newProcView() *procView {
+	v := &procView{buf: make([]byte, 1024), stats: map[int]proc{}}
+	if scanProcs || !childrenFiles() {
+		v.scan()
+	}
+	return v
+}
+
+// stat returns the process's stat, reading it once.
+func (v *procView) stat(pid int) (proc, bool) {
+	if p, ok := v.stats[pid]; ok {
+		return p, true
+	}
+	if v.kids != nil {
+		return proc{}, false // the scan read every process there was
+	}
+	p, ok := readStat(pid, v.buf)
+	if ok {
+		v.stats[pid] = p
+	}
+	return p, ok
+}
+
+// children returns the process's children.
+func (v *procView) children(pid int) []int {
+	if v.kids != nil {
+		return v.kids[pid]
+	}
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil
 	}
+	tids, _ := d.Readdirnames(-1)
+	d.Close()
+	var out []int
+	for _, tid := range tids {
+		b, err := os.ReadFile(dir + "/" + tid + "/children")
+		if err != nil {
+			continue
+		}
+		for f := range strings.FieldsSeq(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// scan reads every process's stat from /proc.
+func (v *procView) scan() {
+	v.kids = map[int][]int{}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return
+	}
 	defer d.Close()
 	names, _ := d.Readdirnames(-1)
-	procs := make(map[int]proc, len(names))
-	buf := make([]byte, 1024)
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
 		if err != nil {
 			continue
 		}
-		if p, ok := readStat(pid, buf); ok {
-			procs[pid] = p
+		if p, ok := readStat(pid, v.buf); ok {
+			v.stats[pid] = p
+			v.kids[p.ppid] = append(v.kids[p.ppid], pid)
 		}
 	}
-	return procs
 }
 
 // readStat parses /proc/PID/stat: "pid (comm) state ppid pgrp session

@@ -50,6 +50,11 @@ type Config struct {
 	HTTPSessions []int
 	HTTPLookups  int
 	HTTPBytes    int
+	// Module is the module's root directory, where the run rows run go
+	// test; "" skips those rows. FloodBytes is what the flood row's command
+	// writes.
+	Module     string
+	FloodBytes int64
 	// Progress receives one line per round; nil for none.
 	Progress io.Writer
 }
@@ -62,10 +67,15 @@ const (
 	PhaseFind   = "find"   // find against grep
 	PhaseHTTP   = "http"   // HTTP lookups/s against the replay handler
 	PhaseCold   = "cold"   // fresh servers: start, inspect, first pointer, re-inspect, peak RSS
+	PhaseRun    = "run"    // run against the command run directly; a flood's peak RSS; the end of a timeout
+	PhaseRunLog = "runlog" // what a model reads of a failing go test ./... through run (on request: the whole suite)
 )
 
-// AllPhases are the phases in the order they run.
-var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhaseHTTP, PhaseCold}
+// AllPhases are the phases in the order they run, when none are named.
+var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhaseHTTP, PhaseCold, PhaseRun}
+
+// OnRequest are the phases that run only when named.
+var OnRequest = []string{PhaseRunLog}
 
 // DefaultConfig returns the sizes of the issue: a 16 MiB file (and 1 and 4
 // MiB ones), a 5 MiB file, a 16 MiB JSON document, a 64 MiB store (the
@@ -82,6 +92,7 @@ func DefaultConfig() Config {
 		HTTPSessions: []int{1, 8, 32},
 		HTTPLookups:  3000,
 		HTTPBytes:    1 << 20,
+		FloodBytes:   1 << 30,
 	}
 }
 
@@ -94,6 +105,7 @@ func SmallConfig() Config {
 	cfg.TextBytes, cfg.JSONBytes, cfg.FindBytes = 256<<10, 1<<20, 1<<20
 	cfg.StoreBytes = 4 << 20
 	cfg.HTTPSessions, cfg.HTTPLookups, cfg.HTTPBytes = []int{1, 4}, 200, 64<<10
+	cfg.FloodBytes = 64 << 20
 	return cfg
 }
 
@@ -103,15 +115,21 @@ func (c Config) Check() error {
 		return fmt.Errorf("runs %d: need at least 1", c.Runs)
 	}
 	for _, p := range c.Phases {
-		if !slices.Contains(AllPhases, p) {
-			return fmt.Errorf("no phase %q (phases: %s)", p, strings.Join(AllPhases, ", "))
+		if !slices.Contains(AllPhases, p) && !slices.Contains(OnRequest, p) {
+			return fmt.Errorf("no phase %q (phases: %s)", p, strings.Join(append(slices.Clone(AllPhases), OnRequest...), ", "))
 		}
 	}
 	return nil
 }
 
-// runs reports whether the run includes phase.
-func (c Config) runs(phase string) bool { return c.Phases == nil || slices.Contains(c.Phases, phase) }
+// runs reports whether the run includes phase: the named phases, or
+// when none are named, AllPhases.
+func (c Config) runs(phase string) bool {
+	if c.Phases == nil {
+		return slices.Contains(AllPhases, phase)
+	}
+	return slices.Contains(c.Phases, phase)
+}
 
 // fsTail is server-filesystem's "tail" for the last 20 lines: it splits
 // the file at "\n" and counts the empty string after the final newline as
@@ -163,6 +181,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{PhaseFind, r.findPhase},
 		{PhaseHTTP, r.httpPhase},
 		{PhaseCold, r.coldPhase},
+		{PhaseRun, r.runPhase},
+		{PhaseRunLog, r.runLogPhase},
 	}
 	for _, p := range phases {
 		if !cfg.runs(p.name) {
@@ -269,6 +289,7 @@ func (r *runner) defineRows() {
 		}})
 	}
 	r.defineLimitRows(add)
+	r.defineRunRows(add)
 	if r.cfg.FSServer == nil && (r.cfg.runs(PhaseWarm) || r.cfg.runs(PhaseCold)) {
 		for _, k := range []string{"tailfs", "midfs", "midbytes", "ready"} {
 			if row := r.rows[k]; row != nil {
