@@ -12,6 +12,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/server/transport"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 type runArgs struct {
@@ -28,14 +29,16 @@ func runTool(cfg ToolConfig) mcpserver.ServerTool {
 		names[i] = c.Name
 		fmt.Fprintf(&list, "\n- %s: %s", c.Name, c.Line)
 	}
+	description := fmt.Sprintf("Run one of the commands below, named by the person who started the server, in the project root "+
+		"with their rights, and keep its output (stdout and stderr together) as a result. The answer shows the result's "+
+		"descriptor and the output's last lines (at most %d bytes), where a run says how it ended; find (FAIL, error) and "+
+		"get_lines read the rest. A command that runs past %s is stopped. You cannot change a command or add arguments.",
+		cfg.PreviewBytes, cfg.RunTimeout)
+	commands := "\nThe commands:" + list.String()
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
-			Name: "run",
-			Description: fmt.Sprintf("Run one of the commands below, named by the person who started the server, in the project root "+
-				"with their rights, and keep its output (stdout and stderr together) as a result. The answer shows the result's "+
-				"descriptor and the output's last lines (at most %d bytes), where a run says how it ended; find (FAIL, error) and "+
-				"get_lines read the rest. A command that runs past %s is stopped. You cannot change a command or add arguments. "+
-				"Not a lookup: it spends no budget.\nThe commands:%s", cfg.PreviewBytes, cfg.RunTimeout, list.String()),
+			Name:        "run",
+			Description: cfg.describe(description+" Not a lookup: it spends no budget."+commands, description+commands),
 			RawInputSchema: schema([]prop{
 				{"name", `{"type":"string","enum":` + string(marshal(names)) + `,"description":"The command to run, by its name."}`},
 			}, "name"),
@@ -131,4 +134,13 @@ func renderRun(b *strings.Builder, r *briefing.Ran) {
 	if !strings.HasSuffix(r.Tail, "\n") {
 		b.WriteByte('\n')
 	}
+}
+
+// commandNames lists the commands' names for the instructions: "test, lint".
+func commandNames(cs []workspace.Command) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
 }

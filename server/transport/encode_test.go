@@ -179,6 +179,7 @@ func TestEncodeConformanceScripts(t *testing.T) {
 			cfg.Register(fs)
 			policy := fs.String("context", string(briefing.Legacy), "")
 			steps := fs.String("steps", string(limits.ClientSteps), "")
+			answers := fs.String("answers", "", "")
 			write := fs.Bool("write", false, "")
 			var run briefing.RunConfig
 			fs.Func("run", "", func(v string) error {
@@ -191,7 +192,7 @@ func TestEncodeConformanceScripts(t *testing.T) {
 			if !filepath.IsAbs(*root) {
 				*root = filepath.Join(dir, *root)
 			}
-			tw := newTwin(t, server.Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), Write: *write, Run: run}, *root)
+			tw := newTwin(t, server.Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), Answers: server.Answers(*answers), Write: *write, Run: run}, *root)
 			for _, line := range sc.client {
 				tw.exchange(bytes.ReplaceAll(line, []byte("$ROOT"), []byte(dir)))
 			}
