@@ -389,3 +389,24 @@ func TestRunShutdown(t *testing.T) {
 	require.NoError(t, <-done)
 	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH)
 }
+
+// TestRunDeleteHTTP: a session that ends (DELETE) cancels its running
+// call: the command's processes are ended and the call answers.
+func TestRunDeleteHTTP(t *testing.T) {
+	t.Parallel()
+	s, dir := runServer(t, limits.Defaults(), nil, "wait=sh -c 'echo $$ > started; exec sleep 300'")
+	started := fifo(t, dir, "started")
+	h := s.HTTPHandler(transport.HTTPOptions{Addr: "127.0.0.1:0"})
+	c := mcptest.ServeHTTP(t, h, "", h.Close)
+	id := c.Initialize()
+	answer := make(chan mcptest.Answer, 1)
+	go func() { answer <- c.Post(id, mcptest.CallBody(1, "run", `{"name":"wait"}`)) }()
+	pid, err := strconv.Atoi(strings.TrimSpace(readFIFO(t, started)))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNoContent, c.Do(http.MethodDelete, id, "").Status)
+	a := <-answer
+	require.Equal(t, http.StatusOK, a.Status, "%s", a.Body)
+	src := mcptest.Structured(a.JSON(t)["result"].(map[string]any))["source"]
+	assert.Equal(t, true, src.(map[string]any)["cancelled"])
+	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH)
+}

@@ -257,10 +257,12 @@ func (t *HTTPHandler) end(id string) bool {
 }
 
 // endLocked removes sess from the table, so that its ID gets 404 from now
-// on, and reports whether it can be freed now (no request of it running).
+// on, cancels its requests that are running (a run ends its command), and
+// reports whether it can be freed now (no request of it running).
 func (t *HTTPHandler) endLocked(sess *httpSession) bool {
 	delete(t.sessions, sess.id)
 	sess.ended = true
+	sess.calls.cancelAll()
 	if sess.timer != nil {
 		sess.timer.Stop()
 		sess.timer = nil

@@ -72,6 +72,20 @@ func (c *calls) cancel(key string) {
 	}
 }
 
+// cancelAll ends the contexts of every request of the session: it ended
+// (DELETE, the server's shutdown), and no one waits for their answers.
+func (c *calls) cancelAll() {
+	c.mu.Lock()
+	var all []*context.CancelFunc
+	for _, list := range c.byID {
+		all = append(all, list...)
+	}
+	c.mu.Unlock()
+	for _, cancel := range all {
+		(*cancel)()
+	}
+}
+
 // cancellation reports whether m is a notifications/cancelled, and the key
 // of the request it names (ok false when it names none that can be in
 // flight). Its reason, if any, changes nothing.
