@@ -81,11 +81,28 @@ func startTracked(cmd *exec.Cmd, marker string) (*tracked, error) {
 // exited is closed once the command has exited.
 func (t *tracked) exited() <-chan struct{} { return t.done }
 
-// wait reaps the command and returns its exit code, nil when a signal
-// ended it.
+// wait reaps the command, and the zombies of the run that it left to the
+// server, and returns its exit code, nil when a signal ended it.
 func (t *tracked) wait() *int64 {
 	t.cmd.Wait()
+	v := newProcView()
+	for pid, start := range t.seen {
+		if p, ok := v.stat(pid); ok && p.start == start && p.zombie {
+			t.reap(p)
+		}
+	}
 	return exitCode(t.cmd.ProcessState)
+}
+
+// reap reaps p, a zombie of the run, when it is the server's child.
+func (t *tracked) reap(p proc) {
+	if p.ppid != t.self {
+		return
+	}
+	var ws unix.WaitStatus
+	if pid, _ := unix.Wait4(p.pid, &ws, unix.WNOHANG, nil); pid == p.pid {
+		delete(t.seen, p.pid)
+	}
 }
 
 // end ends every process of the run that is still running: SIGTERM, then
@@ -143,13 +160,29 @@ type proc struct {
 // children that carry the run's marker, or that are zombies of the
 // command's group, with theirs.
 func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
+	// Whether the command had exited before this look at /proc: then the
+	// processes it left were the server's children before it began.
+	done := t.doneNow()
 	v := newProcView()
 	found := map[int]proc{}
 	var queue []int
-	add := func(p proc) {
-		if _, ok := found[p.pid]; !ok {
-			found[p.pid] = p
-			queue = append(queue, p.pid)
+	add := func(p proc) bool {
+		if _, ok := found[p.pid]; ok {
+			return false
+		}
+		found[p.pid] = p
+		queue = append(queue, p.pid)
+		return true
+	}
+	walk := func() {
+		for len(queue) > 0 {
+			pid := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			for _, c := range v.children(pid) {
+				if p, ok := v.stat(c); ok {
+					add(p)
+				}
+			}
 		}
 	}
 	if p, ok := v.stat(t.pid); ok {
@@ -162,34 +195,36 @@ func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
 			delete(t.seen, pid)
 		}
 	}
-	for _, pid := range v.children(t.self) {
-		if _, ok := found[pid]; ok {
-			continue
-		}
-		p, ok := v.stat(pid)
-		switch {
-		case !ok:
-		case p.zombie:
-			if p.pgid == t.pid {
-				add(p)
+	walk()
+	// The server's children come last, and again after each walk that
+	// found more: a process that exits while its children are read leaves
+	// them to the server (its subreaper) before it is a zombie, so that
+	// they are found here. One that exits later was found running.
+	checked := map[int]bool{}
+	for more := true; more; {
+		more = false
+		for _, pid := range v.children(t.self) {
+			if _, ok := found[pid]; ok || checked[pid] {
+				continue
 			}
-		default:
-			switch hasMarker(pid, t.marker) {
-			case marked:
-				add(p)
-			case unknown:
-				unsure++
+			checked[pid] = true
+			p, ok := v.stat(pid)
+			switch {
+			case !ok:
+			case p.zombie:
+				if p.pgid == t.pid {
+					more = add(p) || more
+				}
+			default:
+				switch hasMarker(pid, t.marker) {
+				case marked:
+					more = add(p) || more
+				case unknown:
+					unsure++
+				}
 			}
 		}
-	}
-	for len(queue) > 0 {
-		pid := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		for _, c := range v.children(pid) {
-			if p, ok := v.stat(c); ok {
-				add(p)
-			}
-		}
+		walk()
 	}
 	// The group is signalled as a whole, and SIGTERM only once; a
 	// process is signalled on its own when it is outside the group, or
@@ -197,15 +232,16 @@ func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
 	group := sig != unix.SIGTERM || !t.groupTermed
 	for pid, p := range found {
 		if p.zombie {
-			if p.ppid == t.self && pid != t.pid {
-				var ws unix.WaitStatus
-				unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+			// A zombie whose parent is another of the run's stays seen: its
+			// parent's exit leaves it to the server, which reaps it then.
+			if pid != t.pid {
+				t.seen[pid] = p.start
+				t.reap(p)
 			}
-			delete(t.seen, pid)
 			continue
 		}
 		t.seen[pid] = p.start
-		if pid == t.pid && t.doneNow() {
+		if pid == t.pid && done {
 			continue
 		}
 		running++
