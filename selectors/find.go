@@ -194,6 +194,23 @@ func Find(data []byte, lines Lines, m Matcher, maxMatches int, maxBytes int64) (
 
 func moreLine(n int) string { return Ellipsis + " " + strconv.Itoa(n) + " more\n" }
 
+// MoreLine is the last line of a find's text when n matches were
+// withheld: "… N more\n".
+func MoreLine(n int) string { return moreLine(n) }
+
+// Each calls fn with the number of every line of data that m matches, in
+// order, as Find finds them; it fails as Find does.
+func (m Matcher) Each(data []byte, fn func(line int)) *errcode.Error {
+	return m.each(data, Lines{}, fn)
+}
+
+// Entry returns line n of data as find shows it: the match, and its line
+// of text "N: <line>\n" (cut, with "…", past MaxFindLine bytes).
+func Entry(data []byte, lines Lines, n int) (Match, string) {
+	e := findEntry(data, lines, n)
+	return e.match, e.line
+}
+
 type entry struct {
 	match Match
 	line  string // "N: <line>\n"
