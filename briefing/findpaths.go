@@ -3,7 +3,9 @@ package briefing
 import (
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
@@ -47,6 +49,10 @@ type FoundFile struct {
 type findFile struct {
 	rel   string
 	named bool // named in paths itself: its failure is the call's
+	// dir and name: a regular file a walk found, read by its name in its
+	// directory; dir is "" for any other (a named file, a link), read by
+	// its path.
+	dir, name string
 }
 
 // FindPaths searches the files that paths name, a directory standing for
@@ -182,19 +188,21 @@ func (b *Briefing) findFiles(paths []string) (files []findFile, skipped int, err
 	limit := b.resultCap()
 	seen := map[string]int{} // rel -> index in files
 	var total int64
-	add := func(rel string, size int64, named bool) {
-		if i, ok := seen[rel]; ok {
-			files[i].named = files[i].named || named
+	add := func(f findFile, size int64) {
+		if i, ok := seen[f.rel]; ok {
+			if f.named {
+				files[i].named, files[i].dir = true, ""
+			}
 			return
 		}
-		seen[rel] = len(files)
-		files = append(files, findFile{rel: rel, named: named})
+		seen[f.rel] = len(files)
+		files = append(files, f)
 		total += size
 	}
 	for _, p := range paths {
 		f, rel, err := root.Open(p, limit)
 		if err == nil {
-			add(rel, f.Size(), true)
+			add(findFile{rel: rel, named: true}, f.Size())
 			f.Close()
 			continue
 		}
@@ -222,7 +230,11 @@ func (b *Briefing) findFiles(paths []string) (files []findFile, skipped int, err
 				skipped++ // too_large
 				continue
 			}
-			add(e.Path, size, false)
+			f := findFile{rel: e.Path}
+			if !e.Link {
+				f.dir, f.name = splitPath(e.Path)
+			}
+			add(f, size)
 		}
 		if len(files) > MaxFindFiles || total > MaxFindBytes {
 			break
@@ -236,6 +248,16 @@ func (b *Briefing) findFiles(paths []string) (files []findFile, skipped int, err
 	return files, skipped, nil
 }
 
+// splitPath splits a root-relative path into its directory ("." for the
+// root) and its last name.
+func splitPath(rel string) (dir, name string) {
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		return ".", rel
+	}
+	return rel[:i], rel[i+1:]
+}
+
 // atLeast is n, or "more than" the limit when the count stopped early.
 func atLeast(n, limit int) string {
 	if n > limit {
@@ -243,6 +265,10 @@ func atLeast(n, limit int) string {
 	}
 	return strconv.Itoa(n)
 }
+
+// tuneSample is the least size of the file a find over paths tunes its
+// matcher by.
+const tuneSample = 4 << 10
 
 // findWindow is how many files the readers of a find over paths may read
 // ahead of the one being retained: it bounds the memory of files held
@@ -274,6 +300,25 @@ func (b *Briefing) searchFiles(files []findFile, m selectors.Matcher, use func(f
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	limit := b.resultCap()
+	dirs := newDirCache(b.opts.Root, files)
+	defer dirs.closeAll()
+	// The literal's searched byte is chosen once, from the first file of
+	// some size, rather than from a sample of every file.
+	var tuneOnce sync.Once
+	var tuned atomic.Pointer[selectors.Matcher]
+	matcher := func(data []byte) selectors.Matcher {
+		if t := tuned.Load(); t != nil {
+			return *t
+		}
+		if len(data) < tuneSample {
+			return m
+		}
+		tuneOnce.Do(func() {
+			t := m.Tune(data)
+			tuned.Store(&t)
+		})
+		return *tuned.Load()
+	}
 	for range workers {
 		wg.Go(func() {
 			var buf []byte
@@ -291,7 +336,7 @@ func (b *Briefing) searchFiles(files []findFile, m selectors.Matcher, use func(f
 					return
 				}
 				o := &outs[i]
-				o.data, o.hits, o.err = b.searchFile(files[i].rel, limit, buf, m)
+				o.data, o.hits, o.err = b.searchFile(dirs, files[i], limit, buf, matcher)
 				if o.err == nil && o.hits.total == 0 {
 					buf = o.data[:0] // not kept: the next file reuses it
 					o.data = nil
@@ -320,26 +365,98 @@ func (b *Briefing) searchFiles(files []findFile, m selectors.Matcher, use func(f
 
 // searchFile reads one file into buf's memory (or more) and finds its
 // matching lines: all counted, the first MaxMaxMatches kept.
-func (b *Briefing) searchFile(rel string, limit int64, buf []byte, m selectors.Matcher) ([]byte, fileHits, *errcode.Error) {
-	f, _, err := b.opts.Root.Open(rel, limit)
+func (b *Briefing) searchFile(dirs *dirCache, ff findFile, limit int64, buf []byte, matcher func([]byte) selectors.Matcher) ([]byte, fileHits, *errcode.Error) {
+	data, err := dirs.read(ff, buf, limit)
 	if err != nil {
 		return buf, fileHits{}, err
 	}
-	data, err := f.ReadInto(buf)
-	f.Close()
-	if err != nil {
-		return buf, fileHits{}, err
-	}
+	rel := ff.rel
 	if !utf8.Valid(data) {
 		_, err := (&selectors.TextScan{}).Lines(data)
 		return data, fileHits{}, errcode.Offset(errcode.NotUTF8, *err.Offset, "file %q is not valid UTF-8 at byte %d", rel, *err.Offset)
 	}
 	var h fileHits
-	err = m.Each(data, func(line int) {
+	err = matcher(data).Each(data, func(line int) {
 		if len(h.lines) < MaxMaxMatches {
 			h.lines = append(h.lines, line)
 		}
 		h.total++
 	})
 	return data, h, err
+}
+
+// dirCache holds open the directories of a find's files while files in
+// them are left to read, so that each file is opened by its name in its
+// directory (one system call) rather than by its whole path under the
+// root's rules (one per component, twice). It is safe for concurrent use.
+type dirCache struct {
+	root *workspace.Root
+	mu   sync.Mutex
+	open map[string]*workspace.Dir
+	errs map[string]*errcode.Error
+	left map[string]int // files not yet read, by directory
+}
+
+func newDirCache(root *workspace.Root, files []findFile) *dirCache {
+	c := &dirCache{root: root, open: map[string]*workspace.Dir{}, errs: map[string]*errcode.Error{}, left: map[string]int{}}
+	for _, f := range files {
+		if f.dir != "" {
+			c.left[f.dir]++
+		}
+	}
+	return c
+}
+
+// read reads file f into buf's memory: by name in its directory when a
+// walk found it as a regular file, else by its path as inspect reads it
+// (links followed as os.Root follows them).
+func (c *dirCache) read(f findFile, buf []byte, limit int64) ([]byte, *errcode.Error) {
+	if f.dir == "" {
+		return c.readPath(f.rel, buf, limit)
+	}
+	c.mu.Lock()
+	d, ok := c.open[f.dir]
+	err := c.errs[f.dir]
+	if !ok && err == nil {
+		if d, err = c.root.OpenDir(f.dir); err == nil {
+			c.open[f.dir] = d
+		} else {
+			c.errs[f.dir] = err
+		}
+	}
+	c.mu.Unlock()
+	var data []byte
+	if err == nil {
+		data, err = d.ReadFile(f.name, buf, limit)
+		if err == workspace.ErrLink {
+			// Replaced by a link since the walk: read as inspect would.
+			data, err = c.readPath(f.rel, buf, limit)
+		}
+	}
+	c.mu.Lock()
+	if c.left[f.dir]--; c.left[f.dir] == 0 && d != nil {
+		d.Close()
+		delete(c.open, f.dir)
+	}
+	c.mu.Unlock()
+	return data, err
+}
+
+func (c *dirCache) readPath(rel string, buf []byte, limit int64) ([]byte, *errcode.Error) {
+	f, _, err := c.root.Open(rel, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadInto(buf)
+}
+
+// closeAll closes the directories left open (a search stopped early).
+func (c *dirCache) closeAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, d := range c.open {
+		d.Close()
+		delete(c.open, k)
+	}
 }

@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,6 +191,8 @@ func (w *walker) dir(fd int, prefix string, rules ignoreRules) bool {
 			break
 		}
 	}
+	first := len(w.out)
+	var subdirs []string // entered after this directory's files are listed
 	for i, name := range names {
 		if name == ".git" || !utf8.ValidString(name) {
 			continue
@@ -201,37 +204,71 @@ func (w *walker) dir(fd int, prefix string, rules ignoreRules) bool {
 		path := prefix + name
 		switch typ {
 		case syscall.DT_DIR:
-			if rules.excluded(path, name, true) {
-				continue
-			}
-			sub, err := openat(fd, name, dirFlags)
-			if err != nil {
-				continue
-			}
-			more := w.dir(sub, path+"/", rules)
-			syscall.Close(sub)
-			if !more {
-				return false
+			if !rules.excluded(path, name, true) {
+				subdirs = append(subdirs, name)
 			}
 		case syscall.DT_REG, syscall.DT_LNK:
 			if rules.excluded(path, name, false) {
 				continue
 			}
-			e := ListEntry{Path: path, Link: typ == syscall.DT_LNK, Size: -1}
-			if w.sizes && !e.Link {
-				var st unix.Stat_t
-				if err := fstatat(fd, name, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-					continue
-				}
-				e.Size = st.Size
-			}
 			if len(w.out) == w.max {
 				return false
 			}
-			w.out = append(w.out, e)
+			w.out = append(w.out, ListEntry{Path: path, Link: typ == syscall.DT_LNK, Size: -1})
+		}
+	}
+	if w.sizes {
+		w.statFiles(fd, prefix, first)
+	}
+	for _, name := range subdirs {
+		sub, err := openat(fd, name, dirFlags)
+		if err != nil {
+			continue
+		}
+		more := w.dir(sub, prefix+name+"/", rules)
+		syscall.Close(sub)
+		if !more {
+			return false
 		}
 	}
 	return true
+}
+
+// statFiles reads the sizes of the regular files of this directory (fd,
+// prefix), w.out[first:], two goroutines at a time for a
+// directory of many files (a stat is a system call, and a find's walk
+// makes one for every file), and drops those no longer regular files.
+func (w *walker) statFiles(fd int, prefix string, first int) {
+	mine := w.out[first:]
+	stat := func(es []ListEntry) {
+		for i := range es {
+			e := &es[i]
+			if e.Link {
+				continue
+			}
+			var st unix.Stat_t
+			if err := fstatat(fd, e.Path[len(prefix):], &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+				e.Size = -2 // gone, or no longer a regular file: left out
+				continue
+			}
+			e.Size = st.Size
+		}
+	}
+	if half := len(mine) / 2; half >= 8 {
+		done := make(chan struct{})
+		go func() { stat(mine[half:]); close(done) }()
+		stat(mine[:half])
+		<-done
+	} else {
+		stat(mine)
+	}
+	kept := w.out[:first]
+	for _, e := range w.out[first:] {
+		if e.Size != -2 {
+			kept = append(kept, e)
+		}
+	}
+	w.out = kept
 }
 
 // readDir reads the names and types of a directory's entries (without "."
@@ -318,4 +355,110 @@ func readDirent(fd int, buf []byte) (int, error) {
 			return n, err
 		}
 	}
+}
+
+// A Dir is a directory under the root, open for reading many files in it
+// by name, each with one open relative to it (Root.Read walks the whole
+// path for each file). It is safe for concurrent use.
+type Dir struct {
+	root *Root
+	f    *os.File
+	fd   int
+	rel  string // "" for the root, else ending in "/"
+}
+
+// OpenDir opens the directory at rel (root-relative, as Walk reports
+// paths) under os.Root's rules.
+func (r *Root) OpenDir(rel string) (*Dir, *errcode.Error) {
+	f, err := r.root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, r.classify(rel, err)
+	}
+	prefix := ""
+	if rel != "." && rel != "" {
+		prefix = rel + "/"
+	}
+	return &Dir{root: r, f: f, fd: int(f.Fd()), rel: prefix}, nil
+}
+
+// Close closes the directory.
+func (d *Dir) Close() { d.f.Close() }
+
+// ErrLink is the error ReadFile gives for a name that is a symbolic link:
+// read it through Root.Open, which follows it as os.Root does.
+var ErrLink = errcode.New(errcode.Unreadable, "a symbolic link")
+
+// ReadFile reads the regular file name of d into buf's memory (grown as
+// needed), under Read's rules: never more than maxBytes+1 bytes (too_large
+// past maxBytes), never blocking on a FIFO, never a device, socket or
+// directory (not_regular_file). It follows no symbolic link: a name that
+// is one fails with ErrLink.
+func (d *Dir) ReadFile(name string, buf []byte, maxBytes int64) ([]byte, *errcode.Error) {
+	rel := d.rel + name
+	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, ErrLink
+		}
+		return nil, d.root.classify(rel, err)
+	}
+	defer syscall.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, d.root.classify(rel, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, notRegular(rel, fileMode(st.Mode))
+	}
+	if st.Size > maxBytes {
+		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, st.Size, maxBytes).
+			With(errcode.Details{Size: new(st.Size), Limit: new(maxBytes)})
+	}
+	if want := st.Size + 1; int64(cap(buf)) < want {
+		buf = make([]byte, 0, want)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		end := min(int64(cap(buf)), maxBytes+1)
+		n, err := syscall.Read(fd, buf[len(buf):end])
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, d.root.classify(rel, err)
+		}
+		asked := int(end) - len(buf)
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > maxBytes {
+			return nil, tooLarge(rel, maxBytes)
+		}
+		// A read of a regular file that gives fewer bytes than asked has
+		// reached its end; when that is the size fstat gave, the read
+		// that would say so is saved.
+		if n == 0 || n < asked && int64(len(buf)) == st.Size {
+			return buf, nil
+		}
+	}
+}
+
+// fileMode is the type of a stat mode, as fs.FileMode has it.
+func fileMode(m uint32) fs.FileMode {
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	}
+	return 0
 }
