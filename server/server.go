@@ -152,7 +152,7 @@ func modelInstructions(cfg ToolConfig) string {
 // newBriefing returns a fresh briefing of this server.
 func (s *Server) newBriefing() *briefing.Briefing {
 	return briefing.New(briefing.Options{Limits: s.opts.Limits, Policy: s.opts.Policy, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota,
-		Run: s.opts.Run})
+		Header: headerLine, Run: s.opts.Run})
 }
 
 // Session is the transport's state of one client session: its briefing.

@@ -50,6 +50,11 @@ type Config struct {
 	HTTPSessions []int
 	HTTPLookups  int
 	HTTPBytes    int
+	// Repo is this repository's directory, for the paths phase's row on
+	// it ("" skips that row); TreeFiles and TreeBytes the generated tree's
+	// files and bytes.
+	Repo                 string
+	TreeFiles, TreeBytes int
 	// Module is the module's root directory, where the run rows run go
 	// test; "" skips those rows. FloodBytes is what the flood row's command
 	// writes.
@@ -67,12 +72,13 @@ const (
 	PhaseFind   = "find"   // find against grep
 	PhaseHTTP   = "http"   // HTTP lookups/s against the replay handler
 	PhaseCold   = "cold"   // fresh servers: start, inspect, first pointer, re-inspect, peak RSS
+	PhasePaths  = "paths"  // find over paths against grep -rn, the listing against git ls-files
 	PhaseRun    = "run"    // run against the command run directly; a flood's peak RSS; the end of a timeout
 	PhaseRunLog = "runlog" // what a model reads of a failing go test ./... through run (on request: the whole suite)
 )
 
 // AllPhases are the phases in the order they run, when none are named.
-var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhaseHTTP, PhaseCold, PhaseRun}
+var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhasePaths, PhaseHTTP, PhaseCold, PhaseRun}
 
 // OnRequest are the phases that run only when named.
 var OnRequest = []string{PhaseRunLog}
@@ -92,6 +98,8 @@ func DefaultConfig() Config {
 		HTTPSessions: []int{1, 8, 32},
 		HTTPLookups:  3000,
 		HTTPBytes:    1 << 20,
+		TreeFiles:    10_000,
+		TreeBytes:    100 << 20,
 		FloodBytes:   1 << 30,
 	}
 }
@@ -105,6 +113,7 @@ func SmallConfig() Config {
 	cfg.TextBytes, cfg.JSONBytes, cfg.FindBytes = 256<<10, 1<<20, 1<<20
 	cfg.StoreBytes = 4 << 20
 	cfg.HTTPSessions, cfg.HTTPLookups, cfg.HTTPBytes = []int{1, 4}, 200, 64<<10
+	cfg.TreeFiles, cfg.TreeBytes = 500, 2<<20
 	cfg.FloodBytes = 64 << 20
 	return cfg
 }
@@ -179,6 +188,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{PhaseWarm, r.warmPhase},
 		{PhaseReplay, r.replayPhase},
 		{PhaseFind, r.findPhase},
+		{PhasePaths, r.pathsPhase},
 		{PhaseHTTP, r.httpPhase},
 		{PhaseCold, r.coldPhase},
 		{PhaseRun, r.runPhase},
@@ -289,6 +299,7 @@ func (r *runner) defineRows() {
 		}})
 	}
 	r.defineLimitRows(add)
+	r.definePathsRows(add)
 	r.defineRunRows(add)
 	if r.cfg.FSServer == nil && (r.cfg.runs(PhaseWarm) || r.cfg.runs(PhaseCold)) {
 		for _, k := range []string{"tailfs", "midfs", "midbytes", "ready"} {

@@ -55,11 +55,13 @@ func (r *runner) defineRunRows(add func(string, *Row)) {
 		row("runend", &Row{Name: "timeout to every descendant ended (3 sleeps, setsid and a daemon)", Unit: "ms"})
 	}
 	if r.cfg.runs(PhaseRunLog) {
-		log := &Row{Name: "bytes a model reads, failing go test ./...: run's answer + find FAIL", Unit: "bytes", Base: "the whole log"}
-		if r.cfg.Module == "" {
-			log.Note = "not in the module: no go test"
+		for _, c := range logCommands {
+			log := &Row{Name: "bytes a model reads, failing " + c.command + ": run's answer + find FAIL", Unit: "bytes", Base: "the whole log"}
+			if r.cfg.Module == "" {
+				log.Note = "not in the module: no go test"
+			}
+			row(c.key, log)
 		}
-		row("runlog", log)
 	}
 }
 
@@ -229,7 +231,25 @@ func (r *runner) runLogPhase(ctx context.Context) error {
 	if err := os.WriteFile(filepath.Join(copyDir, "limits", "zz_fails_test.go"), []byte(failing), 0o644); err != nil {
 		return err
 	}
-	s, err := startSession(ctx, append(append([]string{}, r.cfg.Loom...), "--root", copyDir, "--run-timeout", "30m", "--run", "test=go test ./..."))
+	for _, c := range logCommands {
+		if err := r.runLog(ctx, copyDir, c.key, c.command); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// logCommands are the commands of the runlog rows: go test's own output,
+// and with -v, every test's lines.
+var logCommands = []struct{ key, command string }{
+	{"runlog", "go test ./..."},
+	{"runlogv", "go test -v ./..."},
+}
+
+// runLog runs command in dir through run, finds FAIL in its output, and
+// records the bytes of both answers' text against the output's.
+func (r *runner) runLog(ctx context.Context, dir, key, command string) error {
+	s, err := startSession(ctx, append(append([]string{}, r.cfg.Loom...), "--root", dir, "--run-timeout", "30m", "--run", "test="+command))
 	if err != nil {
 		return err
 	}
@@ -250,13 +270,13 @@ func (r *runner) runLogPhase(ctx context.Context) error {
 		return err
 	}
 	if d.Source.ExitCode == nil || *d.Source.ExitCode == 0 {
-		return fmt.Errorf("go test ./... of the copy did not fail: %s", a.Text)
+		return fmt.Errorf("%s of the copy did not fail: %s", command, a.Text)
 	}
 	found, err := s.call(ctx, "find", `{"result":`+strconv.Quote(d.ID)+`,"pattern":"FAIL"}`)
 	if err != nil {
 		return err
 	}
-	row := r.rows["runlog"]
+	row := r.rows[key]
 	row.Loom = append(row.Loom, float64(len(a.Text)+len(found.Text)))
 	row.BaseSamples = append(row.BaseSamples, float64(d.Bytes+d.Source.DroppedBytes))
 	row.Note = fmt.Sprintf("run's answer %d bytes, find's %d; the run took %.0f s", len(a.Text), len(found.Text), a.Elapsed.Seconds())

@@ -109,7 +109,7 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		if key, isCancel, ok := cancellation(&msg); isCancel {
 			// Acted on at once, beside the call it names (inflight.go).
 			if ok {
-				sess.calls.cancel(key)
+				sess.inflight.cancel(key)
 			}
 			t.release(sess)
 			w.WriteHeader(http.StatusAccepted)
@@ -119,7 +119,7 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		var stream *sseStream
 		if request {
 			var done func()
-			ctx, done = sess.calls.start(ctx, msg.id)
+			ctx, done = sess.inflight.start(ctx, msg.id)
 			defer done()
 			if acceptsSSE(r.Header) {
 				stream = &sseStream{t: t, w: w}

@@ -48,10 +48,10 @@ type stopper interface{ Stop() bool }
 // httpSession is one MCP session over HTTP: mcp-go's ClientSession, and the
 // transport's state of it.
 type httpSession struct {
-	id    string
-	state Session // the server's state of the session (a briefing)
-	notes chan mcp.JSONRPCNotification
-	calls calls // the session's requests being served
+	id       string
+	state    Session // the server's state of the session (a briefing)
+	notes    chan mcp.JSONRPCNotification
+	inflight inflight // the session's requests being served
 
 	logLevel
 	initialized atomic.Bool
@@ -262,7 +262,7 @@ func (t *HTTPHandler) end(id string) bool {
 func (t *HTTPHandler) endLocked(sess *httpSession) bool {
 	delete(t.sessions, sess.id)
 	sess.ended = true
-	sess.calls.cancelAll()
+	sess.inflight.cancelAll()
 	if sess.timer != nil {
 		sess.timer.Stop()
 		sess.timer = nil

@@ -20,8 +20,8 @@ import (
 // but plain calls never reach it, and every call's context derives from
 // the one registered here. The cancellation itself goes no further.
 
-// calls are the requests of one session being served.
-type calls struct {
+// inflight are the requests of one session being served, by id.
+type inflight struct {
 	mu   sync.Mutex
 	byID map[string][]*context.CancelFunc
 }
@@ -29,7 +29,7 @@ type calls struct {
 // start registers a request with the given id (as written) and returns
 // its context, which a cancellation of that id ends, and the function that
 // unregisters it once it is answered.
-func (c *calls) start(ctx context.Context, id json.RawMessage) (context.Context, func()) {
+func (c *inflight) start(ctx context.Context, id json.RawMessage) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	key, ok := idKey(id)
 	if !ok {
@@ -63,7 +63,7 @@ func (c *calls) start(ctx context.Context, id json.RawMessage) (context.Context,
 
 // cancel ends the contexts of the requests whose id is key (ids should be
 // unique among requests in flight; a client that reuses one cancels all).
-func (c *calls) cancel(key string) {
+func (c *inflight) cancel(key string) {
 	c.mu.Lock()
 	list := c.byID[key]
 	c.mu.Unlock()
@@ -74,7 +74,7 @@ func (c *calls) cancel(key string) {
 
 // cancelAll ends the contexts of every request of the session: it ended
 // (DELETE, the server's shutdown), and no one waits for their answers.
-func (c *calls) cancelAll() {
+func (c *inflight) cancelAll() {
 	c.mu.Lock()
 	var all []*context.CancelFunc
 	for _, list := range c.byID {

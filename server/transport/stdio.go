@@ -27,7 +27,9 @@ import (
 // on.
 //
 // Notifications a call sends as it runs (Notify: run's progress) are
-// written at once, each a line, before the call's answer.
+// written at once, each a line, before the call's answer. After Stop, a
+// message read is answered with -32000 (refused). When ctx is done, it
+// returns once the message being handled is answered.
 func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
 	if err := tr.cfg.MCP.RegisterSession(ctx, sess); err != nil {
@@ -42,7 +44,7 @@ func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 
 	q := newStdioQueue(tr.cfg.MaxMessageBytes)
 	read := make(chan error, 1)
-	go func() { read <- tr.readStdio(ctx, in, q, &sess.calls) }()
+	go func() { read <- tr.readStdio(ctx, in, q, &sess.inflight) }()
 	for {
 		it, ok := q.next(ctx)
 		if !ok {
@@ -72,7 +74,7 @@ func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 // other message is queued, a request with its own context registered in
 // calls. The queue is closed when reading ends, which returns the error
 // that ended it (io.EOF at the end of input).
-func (tr *Transport) readStdio(ctx context.Context, in io.Reader, q *stdioQueue, calls *calls) error {
+func (tr *Transport) readStdio(ctx context.Context, in io.Reader, q *stdioQueue, calls *inflight) error {
 	defer q.close()
 	r := bufio.NewReaderSize(in, 64<<10)
 	limit := tr.cfg.MaxMessageBytes
@@ -355,7 +357,7 @@ type stdioSession struct {
 	logLevel
 	notes       chan mcp.JSONRPCNotification
 	initialized atomic.Bool
-	calls       calls // the requests read and not yet answered
+	inflight    inflight // the requests read and not yet answered
 }
 
 func (s *stdioSession) SessionID() string                                   { return "stdio" }
