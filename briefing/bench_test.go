@@ -169,3 +169,32 @@ func BenchmarkInspectSizes(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInspectEndings16MiB is inspect of a 16 MiB file of 40-byte
+// lines ending in "\n" and in "\r\n": what the line-ending facts of the
+// descriptor's header (SPEC section 3: crlf, no final newline) cost at
+// inspect. An LF file is known not to be CRLF at its first line; a CRLF
+// file is checked to its end.
+func BenchmarkInspectEndings16MiB(b *testing.B) {
+	for _, ending := range []string{"\n", "\r\n"} {
+		var sb strings.Builder
+		for i := 0; sb.Len() < 16<<20-64; i++ {
+			fmt.Fprintf(&sb, "\tx%07d := compute(a, b) // note é%s", i, ending)
+		}
+		first := benchRoot(b, "f.go", sb.String())
+		name := "LF"
+		if ending == "\r\n" {
+			name = "CRLF"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(sb.Len()))
+			for b.Loop() {
+				br := New(first.opts)
+				if e := br.Inspect([]string{"f.go"}); e[0].Err != nil {
+					b.Fatal(e[0].Err)
+				}
+				br.Close()
+			}
+		})
+	}
+}
