@@ -156,7 +156,11 @@ func (b *Briefing) GetRange(ref Ref, start, end *int64) (*Selection, *errcode.Er
 	if err != nil {
 		return nil, err
 	}
-	return b.answer(r, ByteSelection{s, e}, "", r.Text.Data[span.Start:span.End])
+	sized := limits.Selected{
+		What: "bytes " + strconv.FormatInt(s, 10) + "-" + strconv.FormatInt(e, 10) + " are",
+		Fit:  rangeFit(r.Text.Data, span.Start, span.End),
+	}
+	return b.answer(r, ByteSelection{s, e}, "", r.Text.Data[span.Start:span.End], sized)
 }
 
 // GetLines selects the inclusive lines first..last; a nil last is the last
@@ -177,14 +181,20 @@ func (b *Briefing) GetLines(ref Ref, first int64, last *int64, numbered bool) (*
 	}
 	text := r.Text.Data[span.Start:span.End]
 	sel := LineSelection{first, l, numbered}
+	sized := limits.Selected{What: linesWhat(first, l, numbered), Fit: linesFit(r.Text.Data, r.Text.Lines, first, l, numbered)}
 	if !numbered {
-		return b.answer(r, sel, "", text)
+		return b.answer(r, sel, "", text, sized)
 	}
 	// Measure the numbered text before building it: a selection over the
-	// caps is never built. The numbers and ": " are never escaped.
+	// caps is never built, and one over the lookup cap never measured. The
+	// numbers and ": " are never escaped.
 	prefixes := numberWidths(first, l) + 2*(l-first+1)
-	size, escaped := int64(len(text))+prefixes, limits.EscapedSize(text)+prefixes
-	if err := b.budget.ChargeSized(size, escaped); err != nil {
+	size := int64(len(text)) + prefixes
+	var escaped int64
+	if size <= b.opts.Limits.MaxLookupBytes {
+		escaped = limits.EscapedSize(text) + prefixes
+	}
+	if err := b.budget.ChargeSelected(sized, size, escaped); err != nil {
 		return nil, err
 	}
 	out := make([]byte, 0, size)
@@ -237,7 +247,7 @@ func (b *Briefing) GetJSON(ref Ref, pointer, as string) (*Selection, *errcode.Er
 	if err != nil {
 		return nil, err
 	}
-	return b.answer(r, PointerSelection{ptr.String(), as}, string(v.Type), text)
+	return b.answer(r, PointerSelection{ptr.String(), as}, string(v.Type), text, limits.Selected{What: "the value at " + quoted(ptr.String()) + " is"})
 }
 
 // selectJSON resolves pointer in r and returns the selected value and its
@@ -262,17 +272,18 @@ func selectJSON(r *results.Result, pointer, as string) (selectors.Pointer, jsont
 	return ptr, v, r.Text.Data[v.Start:v.End], nil
 }
 
-// answer charges text to the step and wraps it as a Selection. A text
-// over --max-lookup-bytes is refused by its size, before it is copied; one
-// within it is escaped for the answer and measured in one pass.
-func (b *Briefing) answer(r *results.Result, sel Selector, typ string, text []byte) (*Selection, *errcode.Error) {
+// answer charges text to the step and wraps it as a Selection; sized
+// describes it for a size error. A text over --max-lookup-bytes is refused
+// by its size, before it is copied; one within it is escaped for the
+// answer and measured in one pass.
+func (b *Briefing) answer(r *results.Result, sel Selector, typ string, text []byte, sized limits.Selected) (*Selection, *errcode.Error) {
 	size := int64(len(text))
 	if size > b.opts.Limits.MaxLookupBytes {
-		return nil, b.budget.ChargeSized(size, 0) // lookup_too_large
+		return nil, b.budget.ChargeSelected(sized, size, 0) // lookup_too_large
 	}
 	s := string(text)
 	quoted, escaped := limits.AppendMeasured(make([]byte, 0, size+size/8+2), s)
-	if err := b.budget.ChargeSized(size, escaped); err != nil {
+	if err := b.budget.ChargeSelected(sized, size, escaped); err != nil {
 		return nil, err
 	}
 	return b.selection(r, sel, typ, s, quoted, size, escaped), nil
@@ -321,8 +332,8 @@ func (b *Briefing) Find(ref Ref, q FindQuery) (*Found, *errcode.Error) {
 	if err != nil {
 		return nil, err
 	}
-	size, escaped, err := b.budget.Charge([]byte(f.Text))
-	if err != nil {
+	size, escaped := int64(len(f.Text)), limits.EscapedSize(f.Text)
+	if err := b.budget.ChargeSelected(limits.Selected{What: "the matches are", Less: "lower max_matches"}, size, escaped); err != nil {
 		return nil, err
 	}
 	if f.Matches == nil {
