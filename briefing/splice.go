@@ -157,9 +157,16 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 			if s.from < prev.from {
 				how = "comes before"
 			}
+			// The first line an edit after prev may start at: its end, and
+			// after an insertion, another insertion only before a later line.
+			next := prev.to
+			if prev.insert && s.insert {
+				next++
+			}
 			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
-				"%s %s %s: edits must be in file order and must not overlap; line numbers refer to %s as stored",
-				s.describe(i), how, prev.describe(i-1), r.ID).With(errcode.Details{Lines: new(count)}))
+				"%s %s %s: edits must be in file order and must not overlap, so edit %d starts at line %d or later; "+
+					"line numbers refer to %s as stored (%d lines)",
+				s.describe(i), how, prev.describe(i-1), i, next, r.ID, count).With(errcode.Details{Lines: new(count)}))
 		}
 	}
 
