@@ -316,8 +316,10 @@ func (b *Briefing) withoutCurrent(err *errcode.Error, rel string, base *results.
 	file.Current, file.Diff = nil, nil
 	var msg string
 	switch {
-	case size == nil && base != nil:
+	case size == nil && base != nil && readFrom(base, rel):
 		msg = fmt.Sprintf("file %q no longer exists, but %s was read from it; write it without base to create it again", rel, base.ID)
+	case size == nil && base != nil:
+		msg = fmt.Sprintf("file %q does not exist, so it does not hold %s's text; write it without base to create it", rel, base.ID)
 	case size == nil:
 		msg = fmt.Sprintf("file %q changed while it was being written; inspect it", rel)
 	default:
@@ -344,10 +346,15 @@ func changed(rel string, base *results.Result, size int64, sum *string) string {
 		sizes += ", sha256=" + base.Text.Hex()[:12] + " -> " + (*sum)[:12]
 	}
 	sizes += ")"
-	if base.Source.Kind == results.KindFile && base.Source.Path != nil && *base.Source.Path == rel {
+	if readFrom(base, rel) {
 		return "changed since " + base.ID + " was read " + sizes
 	}
 	return "does not hold " + base.ID + "'s text " + sizes
+}
+
+// readFrom reports whether base is a file result of the file rel.
+func readFrom(base *results.Result, rel string) bool {
+	return base.Source.Kind == results.KindFile && base.Source.Path != nil && *base.Source.Path == rel
 }
 
 // render is the text content of SPEC section 9: the line
