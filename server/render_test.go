@@ -3,12 +3,14 @@ package server
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/internal/mcptest"
@@ -105,4 +107,19 @@ func TestHeaderFacts(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestHeaderReferenceExample: the header that docs/reference.md shows for
+// a CRLF file without a final newline.
+func TestHeaderReferenceExample(t *testing.T) {
+	t.Parallel()
+	s := start(t, limits.Defaults(), briefing.Legacy, map[string]string{"win.txt": "a = 1\r\nb = 2"})
+	s.Initialize()
+	s.Call(1, "retain_output", `{"label":"x","text":"x"}`) // so that the file is r2, as in the example
+	got := mcptest.Text(s.Call(2, "inspect", `{"paths":["win.txt"]}`))
+	header, _, _ := strings.Cut(got, "\n")
+	assert.Equal(t, "r2 file win.txt: 12 bytes, 2 lines, crlf, no final newline, complete, sha256=70e5e3743d69", header)
+	raw, err := os.ReadFile(referencePath)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), "\n"+header+"\n")
 }
