@@ -1,6 +1,7 @@
 package selectors
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,5 +62,27 @@ func TestFinalNewline(t *testing.T) {
 	t.Parallel()
 	for text, want := range map[string]bool{"": true, "\n": true, "a\n": true, "a\r\n": true, "a": false, "a\r": false, "a\n ": false} {
 		assert.Equal(t, want, FinalNewline([]byte(text)), "%q", text)
+	}
+}
+
+// BenchmarkCRLF is the line-ending check that inspect adds to each result
+// (SPEC section 3's crlf), over 16 MiB of 40-byte lines: a CRLF text is
+// searched to its end, an LF text only to its first line ending.
+func BenchmarkCRLF(b *testing.B) {
+	for _, ending := range []string{"\n", "\r\n"} {
+		line := []byte("\tx0000000 := compute(a, b) // note é" + ending)
+		data := bytes.Repeat(line, 16<<20/len(line))
+		name := "LF"
+		if ending == "\r\n" {
+			name = "CRLF"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if CRLF(data) != (ending == "\r\n") {
+					b.Fatal("wrong answer")
+				}
+			}
+		})
 	}
 }
