@@ -6,7 +6,8 @@
 # schema); stock-walk.mjs, the loop of a stock client (--steps model
 # --write: inspect, find, get_lines, write_file, a conflict) measured against
 # server-filesystem; and inspector-ui-check.mjs, the Inspector's web UI in headless
-# Chromium ($CHROMIUM, else /usr/bin/chromium). It prints every check and
+# Chromium ($CHROMIUM, else /usr/bin/chromium), once as a governing client runs
+# the server and once as a stock client does (--steps model --write). It prints every check and
 # exits 1 if any fails.
 #
 # Each Inspector CLI call starts its own server process, so its own briefing:
@@ -119,6 +120,9 @@ echo "stock-walk took $((SECONDS - start))s"
 ui_rc=0
 node inspector-ui-check.mjs "$bin" || ui_rc=$?
 check "inspector-ui-check.mjs: forms prefilled, answers valid against the output schemas" "$ui_rc" 0
+ui_rc=0
+node inspector-ui-check.mjs "$bin" model || ui_rc=$?
+check "inspector-ui-check.mjs model: the compact schemas render, can be filled in, answer in text" "$ui_rc" 0
 
 echo "inspector-check: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

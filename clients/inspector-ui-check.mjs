@@ -9,7 +9,13 @@
 // marked valid against the tool's output schema. It prints every check and
 // exits 1 if any fails.
 //
-// Usage: node inspector-ui-check.mjs <loom-results binary>
+// In model mode (--steps model --write, as a stock client runs the server)
+// the tools are the eight a stock client can use, their schemas compact
+// (no descriptions, defaults or ranges) and their answers text alone, so
+// the checks are that the shorter forms still render and can be filled in,
+// and that each answer is shown without an output schema to check.
+//
+// Usage: node inspector-ui-check.mjs <loom-results binary> [client|model]
 // Chromium: $CHROMIUM, else /usr/bin/chromium (Debian's package "chromium").
 
 import { spawn } from "node:child_process";
@@ -23,10 +29,13 @@ import { isDeepStrictEqual } from "node:util";
 import puppeteer from "puppeteer-core";
 
 const binary = process.argv[2];
-if (!binary) {
-  console.error("usage: node inspector-ui-check.mjs <loom-results binary>");
+const mode = process.argv[3] || "client";
+if (!binary || !["client", "model"].includes(mode)) {
+  console.error("usage: node inspector-ui-check.mjs <loom-results binary> [client|model]");
   process.exit(2);
 }
+const model = mode === "model";
+const serverArgs = model ? ["--root", "WS", "--steps", "model", "--write"] : ["--root", "WS", "--write"];
 const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
 if (!existsSync(chromium)) {
   console.error(`inspector-ui-check: no Chromium at ${chromium}: apt-get install -y chromium, or set CHROMIUM`);
@@ -72,7 +81,7 @@ const proxyPort = await freePort();
 const token = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
 const inspector = spawn(
   process.execPath,
-  ["node_modules/@modelcontextprotocol/inspector/cli/build/cli.js", binary, "--root", ws, "--write"],
+  ["node_modules/@modelcontextprotocol/inspector/cli/build/cli.js", binary, ...serverArgs.map((a) => (a === "WS" ? ws : a))],
   {
     cwd: new URL(".", import.meta.url).pathname,
     env: {
@@ -164,16 +173,17 @@ async function run(page) {
   await page.waitForFunction((want) => document.querySelector("#command-input").value === want, { timeout: 15000 }, binary)
     .catch(() => {});
   check("sidebar: the server command", await page.$eval("#command-input", (e) => e.value), binary);
-  check("sidebar: its arguments", await page.$eval("#arguments-input", (e) => e.value), `--root ${ws} --write`);
+  check("sidebar: its arguments", await page.$eval("#arguments-input", (e) => e.value), serverArgs.map((a) => (a === "WS" ? ws : a)).join(" "));
   await clickButton(page, "Connect");
   await page.waitForSelector("xpath/.//*[normalize-space(text())='Connected']", { timeout: 15000 });
 
   await (await page.waitForSelector("xpath/.//button[@role='tab'][contains(., 'Tools')]")).click();
   await clickButton(page, "List Tools");
-  const names = ["begin_step", "expand_edit", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "retain_output", "write_file"];
-  await page.waitForSelector("xpath/.//span[normalize-space(text())='retain_output']");
+  const all = ["begin_step", "expand_edit", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "retain_output", "write_file"];
+  const names = model ? all.filter((n) => n !== "expand_edit" && n !== "retain_output") : all;
+  await page.waitForSelector("xpath/.//span[normalize-space(text())='write_file']");
   const listed = await page.$$eval("span", (spans) => spans.map((s) => s.textContent));
-  check("tools listed", names.filter((n) => listed.includes(n)), names);
+  check("tools listed", all.filter((n) => listed.includes(n)), names);
 
   // What each form shows before anyone types: numbers and text as their
   // boxes hold them, checkboxes as checked or not, selects as their value.
@@ -189,11 +199,21 @@ async function run(page) {
     begin_step: {},
     write_file: { path: "", text: "", base: "" },
   };
+  if (model) {
+    // No defaults in model mode's schemas: nothing prefilled.
+    Object.assign(want, {
+      find: { result: "", sha256: "", pattern: "", regex: false, ignore_case: false, max_matches: "" },
+      get_range: { result: "", sha256: "", start: "", end: "" },
+      get_json: { result: "", sha256: "", pointer: "", as: "Select an option" },
+      list_results: { page: "", page_size: "" },
+    });
+  }
   for (const name of names) {
     await openTool(page, name);
     check(`${name}: form as it opens`, await formState(page), want[name]);
-    check(`${name}: output schema shown`, await hasText(page, "Output Schema:"), true);
+    check(`${name}: output schema shown`, await hasText(page, "Output Schema:"), !model);
   }
+  const valid = model ? "" : "✓ Valid according to output schema";
 
   // get_json's as is a select of its enum, not a free text box.
   await openTool(page, "get_json");
@@ -210,7 +230,7 @@ async function run(page) {
   let result = await runTool(page, sent);
   check("inspect: sent", result.sent, { paths: ["a.txt"] });
   check("inspect: shown as a success", result.header, "Tool Result: Success");
-  check("inspect: valid against its output schema", result.validation, "✓ Valid according to output schema");
+  check("inspect: valid against its output schema", result.validation, valid);
   check("inspect: the descriptor shown", result.text.includes("r1 file a.txt: 34 bytes, 3 lines"), true);
 
   // get_lines r1 from line 2; last typed and cleared again: the box is
@@ -221,18 +241,20 @@ async function run(page) {
   await page.type("#last", "3");
   await setNumber(page, "#last", "");
   result = await runTool(page, sent);
-  check("get_lines: a cleared last is left out", result.sent, { result: "r1", first: 2, numbered: false });
+  // A checkbox without a default is sent only once it is touched.
+  const numbered = model ? {} : { numbered: false };
+  check("get_lines: a cleared last is left out", result.sent, { result: "r1", first: 2, ...numbered });
   check("get_lines: shown as a success", result.header, "Tool Result: Success");
-  check("get_lines: valid against its output schema", result.validation, "✓ Valid according to output schema");
+  check("get_lines: valid against its output schema", result.validation, valid);
   check("get_lines: lines 2 to the end shown", result.text.includes("gamma") && result.text.includes("tabbed"), true);
 
   // An error answer is valid against the schema too (its anyOf).
   await setNumber(page, "#first", "9");
   result = await runTool(page, sent);
-  check("get_lines past the end: sent", result.sent, { result: "r1", first: 9, numbered: false });
+  check("get_lines past the end: sent", result.sent, { result: "r1", first: 9, ...numbered });
   check("get_lines past the end: shown as an error", result.header, "Tool Result: Error");
-  check("get_lines past the end: valid against its output schema", result.validation, "✓ Valid according to output schema");
-  check("get_lines past the end: the message shown", result.text.includes("lines 9-3 outside 1-3"), true);
+  check("get_lines past the end: valid against its output schema", result.validation, valid);
+  check("get_lines past the end: the message shown", result.text.includes("error invalid_range: lines 9-3 outside 1-3"), true);
 
   // write_file: its splice argument is an object, which the form edits as
   // JSON; path and base are left empty, so they default to r1's own.
@@ -249,7 +271,7 @@ async function run(page) {
   result = await runTool(page, sent);
   check("write_file: sent", result.sent, { splice: { result: "r1", edits: [{ lines: [3, 3], text: "delta\n" }] } });
   check("write_file: shown as a success", result.header, "Tool Result: Success");
-  check("write_file: valid against its output schema", result.validation, "✓ Valid according to output schema");
+  check("write_file: valid against its output schema", result.validation, valid);
   check("write_file: the diff shown", result.text.includes("-gamma") && result.text.includes("+delta"), true);
   check("write_file: the file written", readFileSync(join(ws, "a.txt"), "utf8"), 'alpha\nbeta: "quoted"\ttabbed\ndelta\n');
 }

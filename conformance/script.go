@@ -289,6 +289,27 @@ func (s *Script) Limits() (Limits, error) {
 	return l, nil
 }
 
+// TextAnswers reports whether the script's session answers in text alone
+// (SPEC section 2, --answers: its value, or text with --steps model).
+func (s *Script) TextAnswers() bool {
+	vals := map[string]string{}
+	for i := 0; i < len(s.Flags); i++ {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(s.Flags[i], "-"), "=")
+		if name != "answers" && name != "steps" {
+			continue
+		}
+		if !hasVal && i+1 < len(s.Flags) {
+			i++
+			val = s.Flags[i]
+		}
+		vals[name] = val
+	}
+	if a, ok := vals["answers"]; ok {
+		return a == "text"
+	}
+	return vals["steps"] == "model"
+}
+
 // layOut writes the script's workspace under dir.
 func (s *Script) layOut(dir string) error {
 	for name, data := range s.Files {

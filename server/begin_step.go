@@ -56,9 +56,9 @@ func beginStepDescription(cfg ToolConfig) string {
 	budget := "(" + strconv.FormatInt(cfg.MaxLookups, 10) + " lookups, " + strconv.FormatInt(cfg.MaxStepBytes, 10) +
 		" escaped bytes, " + strconv.FormatInt(cfg.MaxExpandBytes, 10) + " expanded bytes)"
 	if cfg.modelSteps() {
-		return "Start a new step with a fresh budget " + budget + ". Call it when you start a new action (a new read or edit " +
-			"of your task), and whenever an answer is lookup_limit or step_refused (an edit that does not resolve refuses " +
-			"the step too); then repeat the call that was refused. Returns the step number and the limits."
+		// The budget itself is the instructions'.
+		return "Start a new step with a fresh budget. Call it when you start a new action, and whenever an answer is " +
+			"lookup_limit or step_refused; then repeat the call that was refused."
 	}
 	return "Governing client only: end the current step and start the next with a fresh budget " + budget +
 		". Returns the step number and the limits."

@@ -21,10 +21,13 @@ func getJSONTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "get_json",
-			Description: "Return one value of a stored strict-JSON result by RFC 6901 pointer (\"\" is the whole document; " +
-				"the #-fragment form is accepted): as \"lexeme\" (default) its exact original text, every digit kept, " +
-				"or as \"string\" a JSON string's decoded text. Duplicate member names on the path fail with ambiguous_json. " +
-				lookupLimits(cfg),
+			Description: cfg.describe(
+				"Return one value of a stored strict-JSON result by RFC 6901 pointer (\"\" is the whole document; "+
+					"the #-fragment form is accepted): as \"lexeme\" (default) its exact original text, every digit kept, "+
+					"or as \"string\" a JSON string's decoded text. Duplicate member names on the path fail with ambiguous_json. "+
+					lookupLimits(cfg),
+				"One value of a stored strict-JSON result by RFC 6901 pointer (\"\" is the whole): as lexeme (default) its "+
+					"exact text, every digit kept, or as string a JSON string's decoded text."),
 			RawInputSchema: schema(props(refProps, []prop{
 				{"pointer", `{"type":"string","description":"RFC 6901 JSON pointer, e.g. /dependencies/0/version."}`},
 				{"as", `{"type":"string","enum":["lexeme","string"],"default":"lexeme","description":"lexeme (default): the value's original text; string: a string's decoded text."}`},

@@ -22,9 +22,13 @@ func getLinesTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "get_lines",
-			Description: "Return lines first..last (inclusive, numbered from 1, newlines included) of a stored result; " +
-				"omitted last means the last line. With numbered, each line comes as \"N: <line>\", as find shows it: " +
-				"the numbers and \": \" are not part of the text, so never copy them into an edit. " + lookupLimits(cfg),
+			Description: cfg.describe(
+				"Return lines first..last (inclusive, numbered from 1, newlines included) of a stored result; "+
+					"omitted last means the last line. With numbered, each line comes as \"N: <line>\", as find shows it: "+
+					"the numbers and \": \" are not part of the text, so never copy them into an edit. "+lookupLimits(cfg),
+				"Lines first..last (inclusive, from 1; no last: to the end) of a stored result, newlines included. "+
+					"With numbered, each line comes as \"N: <line>\", as find shows it: the numbers and \": \" are not part "+
+					"of the text, so never copy them into an edit."),
 			RawInputSchema: schema(props(refProps, []prop{
 				{"first", `{"type":"integer","description":"First line, from 1."}`},
 				{"last", `{"type":"integer","description":"Last line, inclusive (default: the last line)."}`},

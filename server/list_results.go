@@ -20,8 +20,10 @@ func listResultsTool(cfg ToolConfig) mcpserver.ServerTool {
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "list_results",
-			Description: fmt.Sprintf("List the results retained in this session, oldest first, %d a page (page from 0), as compact "+
-				"descriptors without previews. ", cfg.PageSize) + lookupLimits(cfg),
+			Description: cfg.describe(
+				fmt.Sprintf("List the results retained in this session, oldest first, %d a page (page from 0), as compact "+
+					"descriptors without previews. ", cfg.PageSize)+lookupLimits(cfg),
+				fmt.Sprintf("The results kept in this session, oldest first, %d a page (page from 0), without previews.", cfg.PageSize)),
 			RawInputSchema: schema([]prop{
 				{"page", `{"type":"integer","default":0,"description":"Page number, from 0 (default 0)."}`},
 				{"page_size", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"Results a page (default %d)."}`, cfg.PageSize, cfg.PageSize, cfg.PageSize)},

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -23,12 +24,13 @@ const Name = "loom-results"
 
 // Options configure a server.
 type Options struct {
-	Limits limits.Config
-	Policy briefing.Policy
-	Steps  limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
-	Write  bool         // serve write_file (--write)
-	Root   *workspace.Root
-	Log    io.Writer // where recovered panics are logged, with their stacks; nil: stderr
+	Limits  limits.Config
+	Policy  briefing.Policy
+	Steps   limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
+	Answers Answers      // what answers carry (--answers); "" is DefaultAnswers(Steps)
+	Write   bool         // serve write_file (--write)
+	Root    *workspace.Root
+	Log     io.Writer // where recovered panics are logged, with their stacks; nil: stderr
 	// MemorySlack, when positive, makes the runtime's soft memory limit
 	// follow the stored bytes of all briefings, with this much slack for
 	// garbage (results.FollowMemory); 0 leaves Go's default collector.
@@ -37,7 +39,7 @@ type Options struct {
 
 // tools is the tool configuration of these options.
 func (o Options) tools() ToolConfig {
-	return ToolConfig{Config: o.Limits, Steps: o.Steps, Write: o.Write}
+	return ToolConfig{Config: o.Limits, Steps: o.Steps, Answers: o.Answers, Write: o.Write}
 }
 
 // DefaultMemorySlack is the command's --memory-slack.
@@ -96,6 +98,9 @@ func (s *Server) ListenAndServeHTTP(ctx context.Context, opts transport.HTTPOpti
 // instructions describe the loop for the mode the server runs in, in a few
 // lines a model reads once (initialize and server/discover).
 func instructions(cfg ToolConfig) string {
+	if cfg.modelSteps() {
+		return modelInstructions(cfg)
+	}
 	s := "loom-results keeps the exact bytes of files you inspect for this session, so you never read or retype them twice.\n" +
 		"1. inspect the files: each answer is a descriptor (result ID, sha256, size, lines, a short preview), not the contents.\n" +
 		"2. find the lines you need (pattern, or several patterns at once); get_lines (numbered: true shows line numbers), " +
@@ -112,6 +117,30 @@ func instructions(cfg ToolConfig) string {
 	if cfg.modelSteps() {
 		s += "Call begin_step when you start a new action, and whenever an answer is lookup_limit or step_refused; then repeat the refused call.\n"
 	}
+	return s
+}
+
+// modelInstructions are the instructions for a model that steps itself
+// (--steps model): the one text that a client deferring its tools (loading
+// a tool's definition only when the model asks for it) always shows, so
+// they name the tools of the loop and when to use each, and carry the
+// budget, which the descriptions leave out. The first line says on its own
+// what the server is for: some clients show only that line.
+func modelInstructions(cfg ToolConfig) string {
+	s := "loom-results keeps the exact bytes of the project's files for this session, so that you read only the lines you " +
+		"need and edit without retyping unchanged text.\n" +
+		"- find {paths: [\".\"], pattern}: search files and directories (.gitignore honoured); each file with matches " +
+		"comes as its result ID and path, then \"N: <line>\" per match.\n" +
+		"- get_lines {path or result, first, last}: read those lines (numbered: true shows their numbers, never part of the text).\n"
+	if cfg.Write {
+		s += "- write_file {splice: {result, edits: [{lines: [first, last], text}]}}: replace those lines of a result you read; " +
+			"answers with the diff and the file's new result. After a conflict, redo the edit on the current result it names.\n"
+	} else {
+		s += "This server writes no files.\n"
+	}
+	s += fmt.Sprintf("Each step allows %d lookups (find, get_lines, get_range, get_json, list_results) of at most %d bytes, "+
+		"%d in all. Call begin_step when you start a new action, and whenever an answer is lookup_limit or step_refused; "+
+		"then repeat that call.\n", cfg.MaxLookups, cfg.MaxLookupBytes, cfg.MaxStepBytes)
 	return s
 }
 

@@ -42,25 +42,37 @@ const editSchema = `{"type":"object","description":"One edit: {\"lines\": [first
 	`unless it is the last edit and reaches the end of the result."}` +
 	`},"required":["text"],"additionalProperties":false}`
 
+// writeFileModelDescription is write_file's description for a model that
+// steps itself: model mode's schemas have no property descriptions, so it
+// says what they would (SPEC section 2).
+const writeFileModelDescription = "Write a file under the root. Give one of: splice {\"result\", \"edits\"}, line edits of a " +
+	"result you read (usually the best); compose, the new text as parts: strings, and references {\"result\"} with one of " +
+	"\"lines\": [first, last], \"bytes\": [start, end], \"pointer\"; or text, the whole new text. An edit is " +
+	`{"lines": [first, last], "text"}, which replaces those whole stored lines, newlines included ("" deletes), or ` +
+	`{"before": n, "text"}, which inserts before line n (lines + 1 appends). Line numbers are the result's as stored; ` +
+	`edits come in file order and do not overlap; a text ends with "\n" unless it reaches the end of the file. ` +
+	"path and base default to the spliced result's file. The file must still hold base's bytes: otherwise conflict, " +
+	"which names the file's current text as a result, to redo the edit on; without base only a new file is written. " +
+	"Answers with the diff and the new result ID for the next edit. An edit that does not resolve (unresolved_edit) " +
+	"refuses the step: call begin_step, then send the corrected call."
+
 func writeFileTool(cfg ToolConfig) mcpserver.ServerTool {
 	refused := "A failing edit (unresolved_edit) refuses the step."
-	if cfg.modelSteps() {
-		refused += " Then call begin_step to start a new one, and send the corrected call."
-	}
 	return mcpserver.ServerTool{
 		Tool: mcp.Tool{
 			Name: "write_file",
-			Description: "Write a file under the root from an edit of a result you inspected, without generating unchanged text again. " +
-				"Give exactly one of: splice, line edits of a stored result ({\"result\", \"edits\"}: usually the best); compose, " +
-				"the new text as parts (literal strings and stored selections); or text, the whole new text. " +
-				`An edit is {"lines": [first, last], "text"} (replace those whole lines) or {"before": n, "text"} (insert before line n; ` +
-				"n = lines + 1 appends). Line numbers refer to the result as stored; edits come in file order and must not overlap; " +
-				`a non-empty text must end with "\n" unless it is the last edit and reaches the end of the result. ` +
-				"path defaults to the spliced result's file, and base, the result the edit was made from, to the spliced result when " +
-				"it is that file's. The file must still hold exactly base's bytes (otherwise conflict: inspect it again and redo the " +
-				"edit); without base only a new file is written. The write is atomic. Answers with the unified diff and the new " +
+			Description: cfg.describe("Write a file under the root from an edit of a result you inspected, without generating unchanged text again. "+
+				"Give exactly one of: splice, line edits of a stored result ({\"result\", \"edits\"}: usually the best); compose, "+
+				"the new text as parts (literal strings and stored selections); or text, the whole new text. "+
+				`An edit is {"lines": [first, last], "text"} (replace those whole lines) or {"before": n, "text"} (insert before line n; `+
+				"n = lines + 1 appends). Line numbers refer to the result as stored; edits come in file order and must not overlap; "+
+				`a non-empty text must end with "\n" unless it is the last edit and reaches the end of the result. `+
+				"path defaults to the spliced result's file, and base, the result the edit was made from, to the spliced result when "+
+				"it is that file's. The file must still hold exactly base's bytes (otherwise conflict: inspect it again and redo the "+
+				"edit); without base only a new file is written. The write is atomic. Answers with the unified diff and the new "+
 				fmt.Sprintf("result ID of the written text, so the next edit splices that result with its new line numbers. "+
-					"At most %d expanded bytes a step. ", cfg.MaxExpandBytes) + refused,
+					"At most %d expanded bytes a step. ", cfg.MaxExpandBytes)+refused,
+				writeFileModelDescription),
 			RawInputSchema: schema([]prop{
 				{"path", `{"type":"string","description":"File to write, relative to the root (default: the spliced result's path)."}`},
 				{"splice", `{"type":"object","description":"Line edits of a stored result: its text with the edits applied.","properties":{` +

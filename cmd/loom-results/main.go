@@ -73,6 +73,7 @@ type serverFlags struct {
 	httpAddr  *string
 	httpToken *string
 	steps     *string
+	answers   *string
 	write     *bool
 	// The HTTP transport's and the heap's, beside the limits.
 	http        *transport.HTTPOptions
@@ -97,6 +98,7 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.httpAddr = fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	f.httpToken = fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
 	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
+	f.answers = fs.String("answers", "", "what answers carry: full (text and structured content, output schemas) or text (the text alone) (default: full with --steps client, text with --steps model)")
 	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
 	f.memorySlack, f.maxSessions = new(int64), new(int64)
 	*f.memorySlack, *f.maxSessions = server.DefaultMemorySlack, transport.DefaultMaxSessions
@@ -136,6 +138,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "loom-results: --steps %q is not client or model\n", *f.steps)
 		return usageError{errors.New("bad --steps")}
 	}
+	answers := server.DefaultAnswers(limits.Steps(*f.steps))
+	if given(fs, "answers") {
+		answers = server.Answers(*f.answers)
+		if answers != server.AnswersFull && answers != server.AnswersText {
+			fmt.Fprintf(stderr, "loom-results: --answers %q is not full or text\n", *f.answers)
+			return usageError{errors.New("bad --answers")}
+		}
+	}
 	if given(fs, "http-token") && *f.httpToken == "" {
 		// An empty token would read as "no token": say so rather than
 		// answer as if the flag were missing.
@@ -164,7 +174,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		// not guess.
 		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
 	}
-	s := server.New(server.Options{Limits: cfg, Policy: policy, Steps: limits.Steps(*f.steps), Write: *f.write, Root: r,
+	s := server.New(server.Options{Limits: cfg, Policy: policy, Steps: limits.Steps(*f.steps), Answers: answers, Write: *f.write, Root: r,
 		Log: stderr, MemorySlack: *f.memorySlack})
 
 	if *f.httpAddr != "" {

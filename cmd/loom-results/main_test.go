@@ -33,6 +33,8 @@ func TestRunUsage(t *testing.T) {
 		{"page size zero", []string{"--page-size", "0"}, "page-size"},
 		{"bad context", []string{"--context", "wide"}, `--context "wide"`},
 		{"bad steps", []string{"--steps", "agent"}, `--steps "agent" is not client or model`},
+		{"bad answers", []string{"--answers", "json"}, `--answers "json" is not full or text`},
+		{"empty answers", []string{"--answers="}, `--answers "" is not full or text`},
 		{"write takes no value", []string{"--write=maybe"}, "write"},
 		{"unknown flag", []string{"--nope"}, "nope"},
 		{"stray argument", []string{"extra"}, `unexpected argument "extra"`},

@@ -45,7 +45,7 @@ type Options struct {
 // agent returns the agent's name and the server flags it needs.
 func (o Options) agent() (string, []string) {
 	if o.Agent == AgentWrite {
-		return AgentWrite, []string{"--steps", "model", "--write"}
+		return AgentWrite, []string{"--steps", "model", "--answers", "full", "--write"}
 	}
 	return AgentSplice, nil
 }
