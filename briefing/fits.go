@@ -27,16 +27,36 @@ func escapeCannotBind(room limits.Room) bool {
 	return room.Bytes <= (room.Escaped-2)/6
 }
 
-// linesWhat names a line selection for a size error's message.
-func linesWhat(first, last int64, numbered bool) string {
-	what := "lines " + strconv.FormatInt(first, 10) + "-" + strconv.FormatInt(last, 10) + " are"
+// sized describes a selection of r for its size errors: noun names it
+// (plural when it reads as several, "lines 2-9"), with the header line a
+// lookup by path starts with, which its sizes count; fit, when set, finds
+// what fits in the room that header leaves.
+func (r *target) sized(noun string, plural bool, fit func(limits.Room) (errcode.Fit, string)) limits.Selected {
+	verb := " is"
+	if plural {
+		verb = " are"
+	}
+	if r.head != "" {
+		noun, verb = noun+" and the header line", " are"
+		if fit != nil {
+			inner := fit
+			fit = func(room limits.Room) (errcode.Fit, string) { return inner(room.After(r.head)) }
+		}
+	}
+	return limits.Selected{What: noun + verb, Fit: fit}
+}
+
+// linesNoun names a line selection for a size error's message: "lines
+// 2-9", "line 3", "numbered lines 2-9".
+func linesNoun(first, last int64, numbered bool) (string, bool) {
+	noun := "lines " + strconv.FormatInt(first, 10) + "-" + strconv.FormatInt(last, 10)
 	if first == last {
-		what = "line " + strconv.FormatInt(first, 10) + " is"
+		noun = "line " + strconv.FormatInt(first, 10)
 	}
 	if numbered {
-		what = "numbered " + what
+		noun = "numbered " + noun
 	}
-	return what
+	return noun, first != last
 }
 
 // linesFit returns the Fit of get_lines over lines first..last of data

@@ -13,8 +13,9 @@ import (
 )
 
 type findArgs struct {
-	Result     string    `arg:"result"`
+	Result     *string   `arg:"result"`
 	SHA256     *string   `arg:"sha256"`
+	Paths      *[]string `arg:"paths"`
 	Pattern    *string   `arg:"pattern"`
 	Patterns   *[]string `arg:"patterns"`
 	Regex      *bool     `arg:"regex"`
@@ -39,20 +40,33 @@ func findTool(cfg ToolConfig) mcpserver.ServerTool {
 					"(default %d), then \"… N more\" when more matched.",
 					selectors.MaxPatterns, selectors.MaxFindLine, briefing.DefaultMaxMatches)),
 			RawInputSchema: schema(props(refProps, []prop{
+				findPathsProp,
 				{"pattern", fmt.Sprintf(`{"type":"string","minLength":1,"maxLength":%d,"description":"Literal substring, or an RE2 expression when regex is true. Give pattern or patterns."}`, selectors.MaxPatternBytes)},
 				{"patterns", fmt.Sprintf(`{"type":"array","items":{"type":"string","minLength":1,"maxLength":%d},"minItems":1,"maxItems":%d,"description":"Several patterns at once: lines that match any of them. Give pattern or patterns."}`, selectors.MaxPatternBytes, selectors.MaxPatterns)},
 				{"regex", `{"type":"boolean","default":false,"description":"Treat pattern as an RE2 expression (default false)."}`},
 				{"ignore_case", `{"type":"boolean","default":false,"description":"Match case-insensitively, with Unicode simple case folding (default false)."}`},
 				{"max_matches", fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"Most matches to show (default %d)."}`, briefing.MaxMaxMatches, briefing.DefaultMaxMatches, briefing.DefaultMaxMatches)},
-			}), "result"),
+			})),
 			Annotations:     hints("Find lines", false),
 			RawOutputSchema: outputSchema(findOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a findArgs) (string, any, *errcode.Error) {
-				ref := briefing.Ref{Result: a.Result, SHA256: a.SHA256}
-				if err := ref.Check(); err != nil {
-					return "", nil, err
+				var ref briefing.Ref
+				switch {
+				case (a.Result == nil) == (a.Paths == nil):
+					return "", nil, errcode.New(errcode.InvalidArgument, "give exactly one of result (a result ID) and paths (files or directories under the root)")
+				case a.Paths != nil && a.SHA256 != nil:
+					return "", nil, errcode.New(errcode.InvalidArgument, "sha256 goes with result, not with paths")
+				case a.Paths != nil:
+					if err := briefing.CheckPaths(*a.Paths); err != nil {
+						return "", nil, err
+					}
+				default:
+					ref = briefing.Ref{Result: *a.Result, SHA256: a.SHA256}
+					if err := ref.Check(); err != nil {
+						return "", nil, err
+					}
 				}
 				q := briefing.FindQuery{MaxMatches: briefing.DefaultMaxMatches}
 				if a.MaxMatches != nil {
@@ -75,6 +89,13 @@ func findTool(cfg ToolConfig) mcpserver.ServerTool {
 					return "", nil, err
 				}
 				q.Matcher = m
+				if a.Paths != nil {
+					found, err := b.FindPaths(*a.Paths, q)
+					if err != nil {
+						return "", nil, err
+					}
+					return found.Text, found, nil
+				}
 				found, err := b.Find(ref, q)
 				if err != nil {
 					return "", nil, err

@@ -15,7 +15,7 @@ import (
 //	<preview>
 //	[preview: first 1024 of 48213 bytes]
 func renderDescriptor(b *strings.Builder, d results.Descriptor) {
-	renderHeader(b, d, true)
+	renderHeader(b, d)
 	if d.Preview == nil || *d.Preview == "" {
 		return
 	}
@@ -28,16 +28,24 @@ func renderDescriptor(b *strings.Builder, d results.Descriptor) {
 	}
 }
 
+// headerLine is a descriptor's header line alone, as renderDescriptor
+// writes it: the first line of a lookup by path (SPEC section 4).
+func headerLine(d results.Descriptor) string {
+	var b strings.Builder
+	renderHeader(&b, d)
+	return b.String()
+}
+
 // renderHeader writes a descriptor's header line (SPEC section 3), "\n"
 // included: the ID (or why there is none), the source, bytes, lines, the
 // line-ending facts that edits depend on ("crlf" for a CRLF result, "no
 // final newline" for a non-empty one that does not end with "\n"),
-// completeness, the digest's first 12 hex digits, the JSON type and, with
-// reused, whether the result was reused. Every answer that shows a result's
-// header writes it here, so that they all read alike:
+// completeness, the digest's first 12 hex digits, the JSON type and
+// whether the result was reused. Every answer that shows a result's header
+// writes it here, so that they all read alike:
 //
 //	r3 file a.txt: 120 bytes, 4 lines, crlf, no final newline, complete, sha256=0a1b2c3d4e5f
-func renderHeader(b *strings.Builder, d results.Descriptor, reused bool) {
+func renderHeader(b *strings.Builder, d results.Descriptor) {
 	if d.ID != nil {
 		b.WriteString(*d.ID)
 	} else {
@@ -63,13 +71,13 @@ func renderHeader(b *strings.Builder, d results.Descriptor, reused bool) {
 	if d.JSON != nil {
 		b.WriteString(", json=" + *d.JSON)
 	}
-	if reused && d.Reused != nil && *d.Reused {
+	if d.Reused != nil && *d.Reused {
 		b.WriteString(", reused")
 	}
 	b.WriteByte('\n')
 }
 
-// renderSource renders a source compactly: `file a.go`,
+// renderSource renders a source compactly: `file a.go`, `listing src`,
 // `output "go test" exit=1 timed_out dropped=120`, `edit /content path=a.go`.
 // A path or pointer holding a control character is quoted
 // (results.TextName), so that no name ends the header line; a label is
@@ -80,7 +88,7 @@ func renderSource(s results.Source) string {
 		parts = append(parts, results.TextName(*s.At))
 	}
 	if s.Path != nil {
-		if s.Kind == results.KindFile {
+		if s.Kind == results.KindFile || s.Kind == results.KindListing {
 			parts = append(parts, results.TextName(*s.Path))
 		} else {
 			parts = append(parts, "path="+results.TextName(*s.Path))

@@ -206,6 +206,36 @@ func (f *File) ReadAll(watch func(filled []byte)) ([]byte, *errcode.Error) {
 	return data, nil
 }
 
+// ReadInto is ReadAll into buf's memory, grown when the file needs more:
+// a caller that reads many files and keeps few reuses one buffer. The
+// returned bytes share buf's memory when it was large enough.
+func (f *File) ReadInto(buf []byte) ([]byte, *errcode.Error) {
+	if err := f.rewind(); err != nil {
+		return nil, err
+	}
+	if want := f.size + 1; int64(cap(buf)) < want && want <= f.max+1 {
+		buf = make([]byte, 0, want)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		end := min(int64(cap(buf)), f.max+1)
+		n, rerr := f.readSome(buf[len(buf):end])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > f.max {
+			return nil, tooLarge(f.rel, f.max)
+		}
+		if rerr == io.EOF {
+			return buf, nil
+		}
+		if rerr != nil {
+			return nil, f.root.classify(f.rel, rerr)
+		}
+	}
+}
+
 // Stream reads the file from its start through window, calling fn with
 // each chunk read (valid only during the call), and returns the size read.
 // It reads at most maxBytes+1 bytes and fails with too_large past maxBytes,
