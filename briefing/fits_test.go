@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
 )
 
@@ -275,5 +277,59 @@ func TestFitsAgainstTrying(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFitsByPath: a lookup by path starts with its result's header line,
+// which its sizes count (SPEC section 4), so what fits is what fits in the
+// room the header leaves, and the message names the header too.
+func TestFitsByPath(t *testing.T) {
+	t.Parallel()
+	fives := strings.Repeat("aaaa\n", 10)
+	// A header of 10 bytes whose tab and newline escape to two each: 12.
+	header := func(d results.Descriptor) string { return "HEADER\t" + *d.ID + "\n" }
+	tests := []struct {
+		name         string
+		lookup, step int64
+		lines        bool
+		to           int64
+		code         errcode.Code
+		fits         int64
+		msg          string
+	}{
+		{"lines under the lookup cap", 30, 1000, true, 10, errcode.LookupTooLarge, 4,
+			"lines 1-10 and the header line are 60 bytes, over the 30-byte lookup limit; lines 1-4 fit (the step has 1000 escaped bytes left)"},
+		{"lines under the step's bytes left", 8192, 40, true, 10, errcode.StepBytesExhausted, 4,
+			"lines 1-10 and the header line are 74 escaped bytes, over the 40 left of the step's 40; lines 1-4 fit, " +
+				"or call begin_step to start a new step with a fresh budget"},
+		{"a range", 15, 1000, false, 50, errcode.LookupTooLarge, 5,
+			"bytes 0-50 and the header line are 60 bytes, over the 15-byte lookup limit; bytes 0-5 fit (the step has 1000 escaped bytes left)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := limits.Defaults()
+			cfg.MaxLookupBytes, cfg.MaxStepBytes = tt.lookup, tt.step
+			root, _ := testroot.Open(t, map[string]string{"f.txt": fives})
+			b := New(Options{Limits: cfg, Policy: Legacy, Root: root, Header: header})
+			t.Cleanup(b.Close)
+			ref := Ref{Path: new("f.txt")}
+			call := func(to int64) (*Selection, *errcode.Error) {
+				if tt.lines {
+					return b.GetLines(ref, 1, &to, false)
+				}
+				return b.GetRange(ref, new(int64(0)), &to)
+			}
+			_, err := call(tt.to)
+			require.NotNil(t, err)
+			assert.Equal(t, tt.code, err.Code)
+			assert.Equal(t, tt.msg, err.Msg)
+			assert.Equal(t, &errcode.Fit{To: &tt.fits}, err.Fits)
+			_, err = call(tt.fits + 1)
+			require.NotNil(t, err, "one more than fits")
+			got, err := call(tt.fits)
+			require.Nil(t, err, "what fits")
+			assert.True(t, strings.HasPrefix(got.Text, "HEADER\tr1\n"), got.Text)
+		})
 	}
 }
