@@ -187,6 +187,11 @@ func TestSizeErrorsWithoutFits(t *testing.T) {
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
 	assert.Equal(t, "the matches are 63 escaped bytes, over the 30 left of the step's 30; lower max_matches or call begin_step", err.Msg)
 	assert.Equal(t, errcode.Details{Size: new(int64(63)), Limit: new(int64(30)), BytesLeft: new(int64(30))}, err.Details)
+
+	_, err = b.FindPaths([]string{"a.txt"}, FindQuery{Matcher: m, MaxMatches: 20})
+	require.NotNil(t, err)
+	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
+	assert.Equal(t, "the matches are 74 escaped bytes, over the 30 left of the step's 30; lower max_matches or call begin_step", err.Msg)
 }
 
 // TestFitsAgainstTrying compares the fits of every failing get_lines

@@ -356,6 +356,10 @@ func (t *target) json() (*jsontape.Index, *errcode.Error) {
 	return jsontape.Build(t.Text.Data, jsontape.Options{})
 }
 
+// findSized describes find's text for its size errors: only the step's
+// bytes left can refuse it (its matches stop at the lookup cap).
+var findSized = limits.Selected{What: "the matches are", Less: "lower max_matches"}
+
 // FindQuery is the arguments of find after their checks.
 type FindQuery struct {
 	Matcher    selectors.Matcher
@@ -392,7 +396,7 @@ func (b *Briefing) Find(ref Ref, q FindQuery) (*Found, *errcode.Error) {
 		return nil, err
 	}
 	size, escaped := int64(len(f.Text)), limits.EscapedSize(f.Text)
-	if err := b.budget.ChargeSelected(limits.Selected{What: "the matches are", Less: "lower max_matches"}, size, escaped); err != nil {
+	if err := b.budget.ChargeSelected(findSized, size, escaped); err != nil {
 		return nil, err
 	}
 	if f.Matches == nil {
