@@ -3,7 +3,7 @@ package workspace
 import (
 	"errors"
 	"io"
-	"io/fs"
+
 	"os"
 	"path/filepath"
 	"slices"
@@ -442,23 +442,4 @@ func (d *Dir) ReadFile(name string, buf []byte, maxBytes int64) ([]byte, *errcod
 			return buf, nil
 		}
 	}
-}
-
-// fileMode is the type of a stat mode, as fs.FileMode has it.
-func fileMode(m uint32) fs.FileMode {
-	switch m & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		return fs.ModeSocket
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		return fs.ModeDevice
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	}
-	return 0
 }
