@@ -198,21 +198,22 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 func toCRLF(pieces [][]byte) [][]byte {
 	out := pieces
 	copied := false
-	afterCR := false // the text so far ends with '\r'
+	afterCR := false // the text before the piece ends with '\r'
 	for i, p := range pieces {
-		bare := 0
-		for j, c := range p {
-			if c == '\n' && !(j == 0 && afterCR || j > 0 && p[j-1] == '\r') {
-				bare++
+		bare := func(j int) bool { return p[j] == '\n' && !(j == 0 && afterCR || j > 0 && p[j-1] == '\r') }
+		n := 0
+		for j := range p {
+			if bare(j) {
+				n++
 			}
 		}
-		if bare > 0 {
+		if n > 0 {
 			if !copied {
 				out, copied = append([][]byte(nil), pieces...), true
 			}
-			q := make([]byte, 0, len(p)+bare)
+			q := make([]byte, 0, len(p)+n)
 			for j, c := range p {
-				if c == '\n' && !(j == 0 && afterCR || j > 0 && p[j-1] == '\r') {
+				if bare(j) {
 					q = append(q, '\r')
 				}
 				q = append(q, c)
