@@ -134,7 +134,7 @@ func TestRunAnswers(t *testing.T) {
 	d = mcptest.Structured(res)
 	assert.Equal(t, "a\ufffd\ufffdb\ufffd", d["preview"])
 	assert.Equal(t, map[string]any{"kind": "output", "label": "bad", "exit_code": float64(0), "timed_out": false, "replaced": float64(4)}, d["source"])
-	assert.Contains(t, mcptest.Text(res), `r3 output "bad" exit=0 replaced=4: 11 bytes, 1 line, complete`)
+	assert.Contains(t, mcptest.Text(res), `r3 output "bad" exit=0 replaced=4: 11 bytes, 1 line, no final newline, complete`)
 
 	// A signal: exit_code null.
 	res = p.Call(7, "run", `{"name":"sig"}`)
