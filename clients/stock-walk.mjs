@@ -12,7 +12,9 @@
 // prints, for each, the calls, the bytes the model reads (what Claude Code
 // shows it: a success's structured content as JSON when there is one, else
 // the text) and the bytes it generates (every call's arguments, compact
-// JSON). It exits 1 on any failed check.
+// JSON). Then, with --run test='go test ./...' in a small module whose test
+// fails, the loop of a test run (runWalk): run, find FAIL, get_lines around
+// it, write_file the fix, run again. It exits 1 on any failed check.
 //
 // Usage: node stock-walk.mjs <loom-results binary>
 
@@ -200,10 +202,73 @@ try {
   rmSync(ws, { recursive: true, force: true });
 }
 
+const runTally = await runWalk();
+
 const row = (name, t) => `${name.padEnd(40)} ${String(t.calls).padStart(5)} ${String(t.read).padStart(10)} ${String(t.generated).padStart(10)}`;
 console.log(`\nthe same two edits of a ${original.split("\n").length - 1}-line file (${Buffer.byteLength(original)} bytes)`);
 console.log(`${"".padEnd(40)} ${"calls".padStart(5)} ${"read".padStart(10)} ${"generated".padStart(10)}`);
 console.log(row("loom (find, get_lines, 2 write_file)", loomTally));
 console.log(row("server-filesystem (read, 2 edit_file)", fsTally));
+if (runTally.calls > 0) {
+  console.log(`\na failing go test fixed through run (the whole log: ${runTally.log} bytes each run)`);
+  console.log(row("loom (run, find, get_lines, inspect, write_file, run)", runTally));
+}
 console.log(`stock-walk: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
+
+// runWalk walks run (SPEC section 10) as a stock client uses it: a test
+// fails; the model runs it, finds FAIL in the retained output, reads the
+// lines around it, writes the fix, and runs the test again. Every answer is
+// text alone (--steps model's --answers text).
+async function runWalk() {
+  const runTally = { read: 0, generated: 0, calls: 0, log: 0 };
+  const dir = mkdtempSync(join(tmpdir(), "loom-stock-run-"));
+  writeFileSync(join(dir, "go.mod"), "module example.com/add\n\ngo 1.21\n");
+  writeFileSync(join(dir, "add.go"), "package add\n\n// Add returns a + b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n");
+  writeFileSync(join(dir, "add_test.go"), "package add\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n" +
+    "\tif got := Add(1, 2); got != 3 {\n\t\tt.Errorf(\"Add(1, 2) = %d, want 3\", got)\n\t}\n}\n");
+  const client = new Client({ name: "loom-stock-walk-run", version: "0.0.1" });
+  try {
+    await client.connect(new StdioClientTransport({ command: binary,
+      args: ["--root", dir, "--steps", "model", "--write", "--run", "test=go test ./..."], stderr: "inherit" }));
+    const run = (await client.listTools()).tools.find((t) => t.name === "run");
+    check("run listed: destructive, open-world, its one name", [run?.annotations?.destructiveHint, run?.annotations?.openWorldHint,
+      run?.inputSchema?.properties?.name?.enum], [true, true, ["test"]]);
+    check("run's description gives the command", run?.description?.includes("- test: go test ./..."), true);
+    check("the instructions name run", (client.getInstructions() ?? "").includes("run {name}"), true);
+
+    const { call, tally } = counted(client);
+    let res = await call("run", { name: "test" });
+    let t = text(res);
+    const header = t.split("\n")[0];
+    check("run: the failing test's header", /^r1 output "test" exit=1: \d+ bytes, \d+ lines, complete, sha256=[0-9a-f]{12}$/.test(header), true);
+    check("run: the tail says FAIL", t.includes("\nFAIL"), true);
+    check("run: text alone, no structured content", res.structuredContent, undefined);
+    runTally.log = Number(/: (\d+) bytes/.exec(header)?.[1] ?? 0);
+
+    res = await call("find", { result: "r1", pattern: "FAIL" });
+    t = text(res);
+    check("find FAIL: the failing test first", /^\d+: --- FAIL: TestAdd/.test(t), true);
+    const failLine = Number(t.split(":")[0]);
+    res = await call("get_lines", { result: "r1", first: failLine, last: failLine + 1 });
+    check("get_lines after FAIL: the message", text(res).includes("Add(1, 2) = -1, want 3"), true);
+
+    res = await call("inspect", { paths: ["add.go"] });
+    const file = text(res).split(" ")[0];
+    check("inspect add.go", file, "r2");
+    res = await call("write_file", { splice: { result: file, edits: [{ lines: [5, 5], text: "\treturn a + b\n" }] } });
+    check("write_file the fix", [res.isError ?? false, readFileSync(join(dir, "add.go"), "utf8").includes("return a + b")], [false, true]);
+
+    res = await call("run", { name: "test" });
+    t = text(res);
+    check("run again: exit 0, ok", [/^r\d+ output "test" exit=0: /.test(t), t.includes("ok  \texample.com/add")], [true, true]);
+    Object.assign(runTally, tally, { log: runTally.log });
+  } catch (err) {
+    failed++;
+    console.log(`FAIL run session: ${err?.stack ?? err}`);
+  } finally {
+    await client.close().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return runTally;
+}

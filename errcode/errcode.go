@@ -40,6 +40,7 @@ const (
 	Unreadable         Code = "unreadable"
 	Conflict           Code = "conflict"
 	Unwritable         Code = "unwritable"
+	CannotRun          Code = "cannot_run"
 )
 
 // Error is an error the caller can act on: a stable code, a message that

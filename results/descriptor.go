@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
@@ -181,4 +182,20 @@ func Preview(data []byte, n int64) (string, bool) {
 	}
 	end := selectors.FloorCharBoundary(data, int(n))
 	return string(data[:end]), false
+}
+
+// Tail returns the longest suffix of data of at most n bytes that starts
+// at the beginning of a line, or, when the last line alone is longer, on a
+// character boundary (SPEC section 10: run's text shows where the output
+// ends); and whether it is the whole of data. A line begins at 0 or after
+// a "\n"; the end of data, after a final "\n", begins none.
+func Tail(data []byte, n int64) (string, bool) {
+	if int64(len(data)) <= n {
+		return string(data), true
+	}
+	from := len(data) - int(max(n, 0))
+	if i := bytes.IndexByte(data[from-1:len(data)-1], '\n'); i >= 0 {
+		return string(data[from+i:]), false
+	}
+	return string(data[selectors.CeilCharBoundary(data, from):]), false
 }

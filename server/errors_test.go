@@ -38,7 +38,8 @@ func TestErrorMessages(t *testing.T) {
 				policy = briefing.Legacy
 			}
 			root, dir := testroot.Open(t, errorFiles)
-			s := mcptest.ServeStdio(t, New(Options{Limits: cfg, Policy: policy, Write: true, Root: root}).ServeStdio)
+			run := briefing.RunConfig{Commands: commands(t, "test=gotest", "gone=./missing")}
+			s := mcptest.ServeStdio(t, New(Options{Limits: cfg, Policy: policy, Write: true, Run: run, Root: root}).ServeStdio)
 			s.Initialize()
 			res := s.Call(1, "inspect", `{"paths":["a.txt","u.txt","d.json","bad.json"]}`)
 			require.Nil(t, res["isError"])
@@ -188,4 +189,8 @@ var errorRows = []errorRow{
 		want: `error unwritable: file "ro.txt" is read-only (mode 0444): no one may write it, so write_file does not`},
 	{code: errcode.Unwritable, name: "a parent that is a file", call: call{"write_file", `{"path":"a.txt/sub.txt","text":"x"}`},
 		want: `error unwritable: cannot write "a.txt/sub.txt": a parent is not a directory`},
+	{code: errcode.CannotRun, name: "a program not in PATH", call: call{"run", `{"name":"test"}`},
+		want: `error cannot_run: command test: program "gotest" not found in PATH`},
+	{code: errcode.CannotRun, name: "no such file", call: call{"run", `{"name":"gone"}`},
+		want: `error cannot_run: command gone: cannot run "./missing": no such file or directory`},
 }

@@ -77,7 +77,7 @@ var outputDefs = map[string]string{
 		`"complete":{"type":"boolean"},` +
 		`"source":{"$ref":"#/$defs/source"},` +
 		`"json":{"enum":["object","array","string","number","boolean","null",null],"description":"The JSON type when the whole result is one strict JSON value, else null."},` +
-		`"preview":{"type":"string","description":"The first bytes, ending on a character boundary (legacy context only)."},` +
+		`"preview":{"type":"string","description":"The first bytes, ending on a character boundary; for run's output, the last bytes, from the start of a line (legacy context only)."},` +
 		`"preview_complete":{"type":"boolean"},` +
 		`"reused":{"type":"boolean"},` +
 		`"retained":{"type":"boolean"},` +
@@ -86,7 +86,8 @@ var outputDefs = map[string]string{
 	"source": `{"type":"object","properties":{` +
 		`"kind":{"enum":["file","listing","output","edit"]},` +
 		`"path":{"type":"string"},"at":{"type":"string"},"label":{"type":"string"},` +
-		`"exit_code":{"type":"integer"},"timed_out":{"type":"boolean"},"dropped_bytes":{"type":"integer","minimum":1}},` +
+		`"exit_code":{"type":["integer","null"],"description":"null when a signal ended a run's command."},"timed_out":{"type":"boolean"},` +
+		`"cancelled":{"const":true},"dropped_bytes":{"type":"integer","minimum":1},"replaced":{"type":"integer","minimum":1}},` +
 		`"required":["kind"],"additionalProperties":false}`,
 	"sha256": `{"type":"string","pattern":"^[0-9a-f]{64}$"}`,
 	"budget": `{"type":"object","description":"The step's budget after this call (SPEC section 6).","properties":{` +

@@ -18,14 +18,20 @@ import (
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/refdoc"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 const referencePath = "../" + refdoc.Path
 
 // referenceTools are the tools the reference documents: every tool,
-// write_file included, with the default limits its defaults come from.
+// write_file and run included (run with one command, test), with the
+// default limits its defaults come from.
 func referenceTools() []mcpserver.ServerTool {
-	return Tools(ToolConfig{Config: limits.Defaults(), Write: true})
+	test, err := workspace.ParseCommand("test=go test ./...")
+	if err != nil {
+		panic(err)
+	}
+	return Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: []workspace.Command{test}})
 }
 
 // TestReferenceTools checks docs/reference.md's "Tools" against tools/list:

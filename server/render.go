@@ -97,14 +97,24 @@ func renderSource(s results.Source) string {
 	if s.Label != nil {
 		parts = append(parts, strconv.Quote(*s.Label))
 	}
-	if s.ExitCode != nil {
-		parts = append(parts, "exit="+strconv.FormatInt(*s.ExitCode, 10))
+	switch {
+	case s.ExitCode == nil:
+	case *s.ExitCode == nil:
+		parts = append(parts, "exit=signal")
+	default:
+		parts = append(parts, "exit="+strconv.FormatInt(**s.ExitCode, 10))
 	}
 	if s.TimedOut != nil && *s.TimedOut {
 		parts = append(parts, "timed_out")
 	}
+	if s.Cancelled {
+		parts = append(parts, "cancelled")
+	}
 	if s.DroppedBytes > 0 {
 		parts = append(parts, "dropped="+strconv.FormatInt(s.DroppedBytes, 10))
+	}
+	if s.Replaced > 0 {
+		parts = append(parts, "replaced="+strconv.FormatInt(s.Replaced, 10))
 	}
 	return strings.Join(parts, " ")
 }

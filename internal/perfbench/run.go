@@ -55,6 +55,11 @@ type Config struct {
 	// files and bytes.
 	Repo                 string
 	TreeFiles, TreeBytes int
+	// Module is the module's root directory, where the run rows run go
+	// test; "" skips those rows. FloodBytes is what the flood row's command
+	// writes.
+	Module     string
+	FloodBytes int64
 	// Progress receives one line per round; nil for none.
 	Progress io.Writer
 }
@@ -68,10 +73,15 @@ const (
 	PhaseHTTP   = "http"   // HTTP lookups/s against the replay handler
 	PhaseCold   = "cold"   // fresh servers: start, inspect, first pointer, re-inspect, peak RSS
 	PhasePaths  = "paths"  // find over paths against grep -rn, the listing against git ls-files
+	PhaseRun    = "run"    // run against the command run directly; a flood's peak RSS; the end of a timeout
+	PhaseRunLog = "runlog" // what a model reads of a failing go test ./... through run (on request: the whole suite)
 )
 
-// AllPhases are the phases in the order they run.
-var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhasePaths, PhaseHTTP, PhaseCold}
+// AllPhases are the phases in the order they run, when none are named.
+var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhasePaths, PhaseHTTP, PhaseCold, PhaseRun}
+
+// OnRequest are the phases that run only when named.
+var OnRequest = []string{PhaseRunLog}
 
 // DefaultConfig returns the sizes of the issue: a 16 MiB file (and 1 and 4
 // MiB ones), a 5 MiB file, a 16 MiB JSON document, a 64 MiB store (the
@@ -90,6 +100,7 @@ func DefaultConfig() Config {
 		HTTPBytes:    1 << 20,
 		TreeFiles:    10_000,
 		TreeBytes:    100 << 20,
+		FloodBytes:   1 << 30,
 	}
 }
 
@@ -103,6 +114,7 @@ func SmallConfig() Config {
 	cfg.StoreBytes = 4 << 20
 	cfg.HTTPSessions, cfg.HTTPLookups, cfg.HTTPBytes = []int{1, 4}, 200, 64<<10
 	cfg.TreeFiles, cfg.TreeBytes = 500, 2<<20
+	cfg.FloodBytes = 64 << 20
 	return cfg
 }
 
@@ -112,15 +124,21 @@ func (c Config) Check() error {
 		return fmt.Errorf("runs %d: need at least 1", c.Runs)
 	}
 	for _, p := range c.Phases {
-		if !slices.Contains(AllPhases, p) {
-			return fmt.Errorf("no phase %q (phases: %s)", p, strings.Join(AllPhases, ", "))
+		if !slices.Contains(AllPhases, p) && !slices.Contains(OnRequest, p) {
+			return fmt.Errorf("no phase %q (phases: %s)", p, strings.Join(append(slices.Clone(AllPhases), OnRequest...), ", "))
 		}
 	}
 	return nil
 }
 
-// runs reports whether the run includes phase.
-func (c Config) runs(phase string) bool { return c.Phases == nil || slices.Contains(c.Phases, phase) }
+// runs reports whether the run includes phase: the named phases, or
+// when none are named, AllPhases.
+func (c Config) runs(phase string) bool {
+	if c.Phases == nil {
+		return slices.Contains(AllPhases, phase)
+	}
+	return slices.Contains(c.Phases, phase)
+}
 
 // fsTail is server-filesystem's "tail" for the last 20 lines: it splits
 // the file at "\n" and counts the empty string after the final newline as
@@ -173,6 +191,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{PhasePaths, r.pathsPhase},
 		{PhaseHTTP, r.httpPhase},
 		{PhaseCold, r.coldPhase},
+		{PhaseRun, r.runPhase},
+		{PhaseRunLog, r.runLogPhase},
 	}
 	for _, p := range phases {
 		if !cfg.runs(p.name) {
@@ -280,6 +300,7 @@ func (r *runner) defineRows() {
 	}
 	r.defineLimitRows(add)
 	r.definePathsRows(add)
+	r.defineRunRows(add)
 	if r.cfg.FSServer == nil && (r.cfg.runs(PhaseWarm) || r.cfg.runs(PhaseCold)) {
 		for _, k := range []string{"tailfs", "midfs", "midbytes", "ready"} {
 			if row := r.rows[k]; row != nil {
