@@ -5,7 +5,7 @@
 // scripted model's plan, and the checks and tables they print.
 
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHTTPServer } from "node:http";
 import { createServer as createTCPServer } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
@@ -200,7 +200,7 @@ export async function startMock(handle) {
       } catch {
         body = raw;
       }
-      const request = { method: req.method, url: req.url, body };
+      const request = { method: req.method, url: req.url, body, at: Date.now() };
       requests.push(request);
       try {
         handle(request, res);
@@ -243,15 +243,7 @@ export async function runClient({ command, args, env, cwd, timeoutMs }) {
   }, timeoutMs)));
   let status = await Promise.race([exited, spawnError, timeout]);
   clearTimeout(timer);
-  const groupAlive = () => {
-    try {
-      process.kill(-child.pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const leftOver = child.pid !== undefined && groupAlive();
+  const leftOver = child.pid !== undefined && groupAlive(child.pid);
   if (leftOver) {
     try {
       process.kill(-child.pid, "SIGKILL");
@@ -259,6 +251,32 @@ export async function runClient({ command, args, env, cwd, timeoutMs }) {
   }
   if (status === null) status = await exited;
   return { ...status, stdout, stderr, timedOut, leftOver };
+}
+
+// groupAlive tells whether a process of group pgid is still running:
+// from /proc, where a zombie (a child whose parent exited first, waiting
+// to be reaped) does not count; elsewhere by signal 0.
+function groupAlive(pgid) {
+  try {
+    const pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+    return pids.some((pid) => {
+      try {
+        // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return Number(pgrp) === pgid && state !== "Z";
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }
 
 // tempDir makes a temporary directory; cleanup() removes every one made.
