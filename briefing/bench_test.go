@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loom-results/loom-results/internal/writehook"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/workspace"
 )
@@ -118,7 +119,19 @@ func compose1000(lines int) []byte {
 // edits into a 5,000-line file (about 260 KB): resolution, the conflict
 // check (the file read and compared), the atomic write, the retained
 // result and the diff. Between iterations the file is put back untimed.
-func BenchmarkWriteFile5000Lines3Edits(b *testing.B) {
+func BenchmarkWriteFile5000Lines3Edits(b *testing.B) { benchmarkWriteFile5000Lines3Edits(b) }
+
+// BenchmarkWriteFile5000Lines3EditsNamed is the same with a named
+// temporary file, the fallback where O_TMPFILE is missing (and, before
+// it, the only kind): set beside the other, it shows what the anonymous
+// file changes.
+func BenchmarkWriteFile5000Lines3EditsNamed(b *testing.B) {
+	old := writehook.Set(&writehook.Hooks{Named: true})
+	defer writehook.Set(old)
+	benchmarkWriteFile5000Lines3Edits(b)
+}
+
+func benchmarkWriteFile5000Lines3Edits(b *testing.B) {
 	var sb strings.Builder
 	for i := range 5000 {
 		fmt.Fprintf(&sb, "\tresult%04d, err := s.handle(ctx, request%04d) // line %d\n", i, i, i+1)

@@ -31,6 +31,10 @@ type Options struct {
 	Steps  limits.Steps // who calls begin_step; "" is limits.ClientSteps
 	Root   *workspace.Root
 	Quota  *results.Quota // shared by the briefings of a process
+	// Header renders a descriptor's header line, "\n" included, as the
+	// text content shows it (SPEC section 3): the first line of a lookup
+	// by path. Nil renders none.
+	Header func(results.Descriptor) string
 }
 
 // Briefing is the state of one client. Its methods must be called inside Do,
@@ -89,10 +93,28 @@ func (b *Briefing) BeginStep() Stepped {
 	return Stepped{Step: b.budget.BeginStep(), Limits: b.opts.Limits.Step()}
 }
 
-// Ref names a result, with an optional digest prefix (SPEC section 4).
+// Ref names a result, with an optional digest prefix (SPEC section 4), or
+// for a selection lookup a file by Path instead.
 type Ref struct {
 	Result string
 	SHA256 *string
+	Path   *string
+}
+
+// CheckRef validates a reference's form: a result or a path, not both
+// (SPEC section 4), and the digest's form: 12 to 64 hex digits, either
+// case, and only with a result. A nil Result means none was given.
+func CheckRef(result, sha256, path *string) (Ref, *errcode.Error) {
+	switch {
+	case (result == nil) == (path == nil):
+		return Ref{}, errcode.New(errcode.InvalidArgument, "give exactly one of result (a result ID) and path (a file under the root)")
+	case path != nil && sha256 != nil:
+		return Ref{}, errcode.New(errcode.InvalidArgument, "sha256 goes with result, not with path")
+	case path != nil:
+		return Ref{Path: path}, nil
+	}
+	ref := Ref{Result: *result, SHA256: sha256}
+	return ref, ref.Check()
 }
 
 // Check validates the digest's form: 12 to 64 hex digits, either case.

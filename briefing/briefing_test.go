@@ -14,6 +14,7 @@ import (
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
 )
 
@@ -60,7 +61,7 @@ func TestGetLines(t *testing.T) {
 	assert.Equal(t, int64(10), got.Bytes)
 	assert.Equal(t, int64(14), got.EscapedBytes)
 	assert.Equal(t, int64(14), got.Budget.BytesUsed)
-	assert.Equal(t, "r1", got.Result)
+	assert.Equal(t, "r1", *got.Result)
 	assert.Len(t, got.SHA256, 64)
 }
 
@@ -348,7 +349,9 @@ func TestInspect(t *testing.T) {
 	assert.Equal(t, "wor", *got[2].Descriptor.Preview)
 	assert.Equal(t, errcode.NotUTF8, code(t, got[3].Err))
 	assert.Equal(t, new(int64(1)), got[3].Err.Offset)
-	assert.Equal(t, errcode.NotRegularFile, code(t, got[4].Err))
+	require.Nil(t, got[4].Err, "a directory is listed")
+	assert.Equal(t, results.Source{Kind: results.KindListing, Path: new("dir")}, got[4].Descriptor.Source)
+	assert.Equal(t, int64(len("dir/x\n")), got[4].Descriptor.Bytes)
 	assert.Equal(t, errcode.PathOutsideRoot, code(t, got[5].Err))
 
 	bounded := fixture(t, cfg, Bounded, files)

@@ -20,7 +20,7 @@ func TestAnswersAppendJSON(t *testing.T) {
 	awkward := "<a & b>\u2028\"\\\n\x01é\xff"
 	snap := limits.Snapshot{Step: 2, LookupsUsed: 1, LookupsLeft: 7, BytesUsed: 30, BytesLeft: 9, ExpandBytesUsed: 4, ExpandBytesLeft: 5, Refused: true}
 	quoted, escaped := limits.AppendMeasured(nil, awkward)
-	sel := Selection{Result: "r1", SHA256: awkward, Selection: ByteSelection{Start: 1, End: 5}, Text: awkward, Bytes: 5, EscapedBytes: escaped, Budget: snap}
+	sel := Selection{Result: new("r1"), SHA256: awkward, Selection: ByteSelection{Start: 1, End: 5}, Text: awkward, Bytes: 5, EscapedBytes: escaped, Budget: snap}
 	withQuoted, lines, numbered, pointer, none := sel, sel, sel, sel, sel
 	withQuoted.Quoted = quoted
 	lines.Selection = LineSelection{First: 2, Last: 3}

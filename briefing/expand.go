@@ -474,7 +474,7 @@ func (b *Briefing) selectPart(p partRef) ([]byte, *errcode.Error) {
 		}
 		return data[span.Start:span.End], nil
 	case p.pointer != nil:
-		_, _, text, err := selectJSON(r, *p.pointer, p.as)
+		_, _, text, err := selectJSON(&target{Text: r.Text, id: &r.ID, result: r}, *p.pointer, p.as)
 		return text, err
 	}
 	return data, nil

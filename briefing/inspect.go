@@ -42,6 +42,9 @@ func (b *Briefing) Inspect(paths []string) []Entry {
 func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
 	f, rel, err := b.opts.Root.Open(path, b.resultCap())
 	if err != nil {
+		if b.isDir(path, err) {
+			return b.inspectListing(path)
+		}
 		return nil, err
 	}
 	defer f.Close()
@@ -56,10 +59,59 @@ func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
 			return d, err
 		}
 	}
-	// The digest runs on its own goroutine beside the reading, and the
-	// UTF-8 and line scan on the reading goroutine, each part as it
-	// arrives; the JSON build, when the text may be JSON, then beside the
-	// end of the digest.
+	t, err := b.readText(f)
+	if err != nil {
+		return nil, err
+	}
+	return b.retain(t, true, src)
+}
+
+// holdFile retains the file at path as inspect would, for a lookup by
+// path (SPEC section 4): it returns the descriptor, the result (nil when
+// the store has no room for it, in legacy context) and the text to select
+// from, which is read whole even when the store cannot keep it. A
+// directory is not_regular_file: its listing is read by its ID.
+func (b *Briefing) holdFile(path string) (results.Descriptor, *results.Result, *results.Text, *errcode.Error) {
+	f, rel, err := b.opts.Root.Open(path, b.resultCap())
+	if err != nil {
+		if b.isDir(path, err) {
+			err = errcode.New(errcode.NotRegularFile, "%q is a directory: inspect it for its listing and read that by its ID", rel)
+		}
+		return results.Descriptor{}, nil, nil, err
+	}
+	defer f.Close()
+	src := results.Source{Kind: results.KindFile, Path: &rel}
+	if r := b.store.Kept(src, f.Size()); r != nil {
+		if d, ok := b.inspectKept(f, src, r); ok {
+			return *d, r, r.Text, nil
+		}
+	}
+	t, err := b.readText(f)
+	if err != nil {
+		return results.Descriptor{}, nil, nil, err
+	}
+	got := b.store.Retain(t, true, src)
+	if b.opts.Policy == Bounded && got.Result == nil {
+		return results.Descriptor{}, nil, nil, storeFull(int64(len(t.Data)), b.store)
+	}
+	return results.Describe(t, true, src, got, b.view(), b.opts.Limits.PreviewBytes), got.Result, t, nil
+}
+
+// isDir reports whether path, which Open refused with err, is a
+// directory.
+func (b *Briefing) isDir(path string, err *errcode.Error) bool {
+	if err.Code != errcode.NotRegularFile {
+		return false
+	}
+	_, dir, _ := b.opts.Root.IsDir(path)
+	return dir
+}
+
+// readText reads a file whole and analyzes it. The digest runs on its own
+// goroutine beside the reading, and the UTF-8 and line scan on the
+// reading goroutine, each part as it arrives; the JSON build, when the
+// text may be JSON, then beside the end of the digest.
+func (b *Briefing) readText(f *workspace.File) (*results.Text, *errcode.Error) {
 	var digest results.Digest
 	var scan selectors.TextScan
 	defer b.store.Hold(f.Size())()
@@ -71,11 +123,27 @@ func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
 		digest.Stop()
 		return nil, err
 	}
-	t, err := results.AnalyzeRead(data, &digest, &scan)
+	return results.AnalyzeRead(data, &digest, &scan)
+}
+
+// inspectListing retains the listing of the directory at path (SPEC
+// section 5): a result like a file's, reused when its text and source are
+// unchanged.
+func (b *Briefing) inspectListing(path string) (*results.Descriptor, *errcode.Error) {
+	l, err := b.opts.Root.Walk(path, workspace.MaxListing, false)
 	if err != nil {
 		return nil, err
 	}
-	return b.retain(t, true, src)
+	text := l.Text()
+	if limit := b.resultCap(); int64(len(text)) > limit {
+		return nil, errcode.New(errcode.TooLarge, "the listing of %q is %d bytes, over the limit of %d bytes; list a directory below it",
+			l.Rel, len(text), limit).With(errcode.Details{Size: new(int64(len(text))), Limit: new(limit)})
+	}
+	t, err := results.Analyze(text)
+	if err != nil {
+		return nil, err // a listing holds only UTF-8 names
+	}
+	return b.retain(t, true, results.Source{Kind: results.KindListing, Path: &l.Rel})
 }
 
 // inspectKept answers for a file read again whose size is that of the

@@ -13,7 +13,9 @@ import (
 // Selection is the answer of a selection lookup (SPEC section 5): the
 // selected text and what it cost.
 type Selection struct {
-	Result       string          `json:"result"`
+	// Result is the ID of the result selected from; nil for a file read
+	// by path that the store had no room for (legacy context).
+	Result       *string         `json:"result"`
 	SHA256       string          `json:"sha256"`
 	Selection    Selector        `json:"selection"`
 	Type         string          `json:"type,omitempty"` // get_json only
@@ -36,7 +38,11 @@ func (s *Selection) AppendJSON(dst []byte) []byte {
 		return append(dst, "null"...)
 	}
 	dst = append(dst, `{"result":`...)
-	dst = limits.AppendJSONString(dst, s.Result, true)
+	if s.Result == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = limits.AppendJSONString(dst, *s.Result, true)
+	}
 	dst = append(dst, `,"sha256":`...)
 	dst = limits.AppendJSONString(dst, s.SHA256, true)
 	dst = append(dst, `,"selection":`...)
@@ -141,7 +147,7 @@ const (
 // GetRange selects the bytes [start, end) of a result; nil offsets are 0
 // and the size (SPEC 4.1).
 func (b *Briefing) GetRange(ref Ref, start, end *int64) (*Selection, *errcode.Error) {
-	r, err := b.resolve(ref)
+	r, err := b.target(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +169,7 @@ func (b *Briefing) GetRange(ref Ref, start, end *int64) (*Selection, *errcode.Er
 // line (SPEC 4.2). With numbered, each line is prefixed by its number and
 // ": ", as find shows lines, and that text is the lookup's (SPEC section 5).
 func (b *Briefing) GetLines(ref Ref, first int64, last *int64, numbered bool) (*Selection, *errcode.Error) {
-	r, err := b.resolve(ref)
+	r, err := b.target(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +189,14 @@ func (b *Briefing) GetLines(ref Ref, first int64, last *int64, numbered bool) (*
 	// Measure the numbered text before building it: a selection over the
 	// caps is never built. The numbers and ": " are never escaped.
 	prefixes := numberWidths(first, l) + 2*(l-first+1)
-	size, escaped := int64(len(text))+prefixes, limits.EscapedSize(text)+prefixes
+	// The header's quotes are the text's: each measure counts them once.
+	size := int64(len(r.head)) + int64(len(text)) + prefixes
+	escaped := limits.EscapedSize(r.head) - 2 + limits.EscapedSize(text) + prefixes
 	if err := b.budget.ChargeSized(size, escaped); err != nil {
 		return nil, err
 	}
 	out := make([]byte, 0, size)
+	out = append(out, r.head...)
 	lines := r.Text.Lines
 	start := span.Start
 	for n := first; n <= l; n++ {
@@ -229,7 +238,7 @@ func CheckAs(as string) *errcode.Error {
 // GetJSON selects the value at pointer, as its lexeme or its decoded string
 // (SPEC 4.3). The pointer's syntax is checked before the result's JSON.
 func (b *Briefing) GetJSON(ref Ref, pointer, as string) (*Selection, *errcode.Error) {
-	r, err := b.resolve(ref)
+	r, err := b.target(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -242,12 +251,12 @@ func (b *Briefing) GetJSON(ref Ref, pointer, as string) (*Selection, *errcode.Er
 
 // selectJSON resolves pointer in r and returns the selected value and its
 // text: the lexeme's bytes, or the decoded string.
-func selectJSON(r *results.Result, pointer, as string) (selectors.Pointer, jsontape.Value, []byte, *errcode.Error) {
+func selectJSON(r *target, pointer, as string) (selectors.Pointer, jsontape.Value, []byte, *errcode.Error) {
 	ptr, err := selectors.ParsePointer(pointer)
 	if err != nil {
 		return ptr, jsontape.Value{}, nil, err
 	}
-	ix, err := r.JSON()
+	ix, err := r.json()
 	if err != nil {
 		return ptr, jsontape.Value{}, nil, err
 	}
@@ -262,15 +271,19 @@ func selectJSON(r *results.Result, pointer, as string) (selectors.Pointer, jsont
 	return ptr, v, r.Text.Data[v.Start:v.End], nil
 }
 
-// answer charges text to the step and wraps it as a Selection. A text
-// over --max-lookup-bytes is refused by its size, before it is copied; one
-// within it is escaped for the answer and measured in one pass.
-func (b *Briefing) answer(r *results.Result, sel Selector, typ string, text []byte) (*Selection, *errcode.Error) {
-	size := int64(len(text))
+// answer charges the lookup's text, r's header then the selection, to the
+// step and wraps it as a Selection. A text over --max-lookup-bytes is
+// refused by its size, before it is copied; one within it is escaped for
+// the answer and measured in one pass.
+func (b *Briefing) answer(r *target, sel Selector, typ string, text []byte) (*Selection, *errcode.Error) {
+	size := int64(len(r.head)) + int64(len(text))
 	if size > b.opts.Limits.MaxLookupBytes {
 		return nil, b.budget.ChargeSized(size, 0) // lookup_too_large
 	}
 	s := string(text)
+	if r.head != "" {
+		s = r.head + s
+	}
 	quoted, escaped := limits.AppendMeasured(make([]byte, 0, size+size/8+2), s)
 	if err := b.budget.ChargeSized(size, escaped); err != nil {
 		return nil, err
@@ -279,11 +292,60 @@ func (b *Briefing) answer(r *results.Result, sel Selector, typ string, text []by
 }
 
 // selection wraps a charged text as a Selection.
-func (b *Briefing) selection(r *results.Result, sel Selector, typ, text string, quoted []byte, size, escaped int64) *Selection {
+func (b *Briefing) selection(r *target, sel Selector, typ, text string, quoted []byte, size, escaped int64) *Selection {
 	return &Selection{
-		Result: r.ID, SHA256: r.Text.Hex(), Selection: sel, Type: typ,
+		Result: r.id, SHA256: r.Text.Hex(), Selection: sel, Type: typ,
 		Text: text, Bytes: size, EscapedBytes: escaped, Budget: b.budget.Snapshot(), Quoted: quoted,
 	}
+}
+
+// target is what a selection lookup selects from: a retained result named
+// by its ID, or a file named by path, retained as inspect retains it.
+type target struct {
+	Text   *results.Text
+	id     *string         // nil: a file the store had no room for
+	result *results.Result // nil when id is
+	head   string          // by path: the result's header line, first in the text
+}
+
+// target resolves ref: a result (unknown_result, digest_mismatch), or a
+// file by path, with inspect's errors for it (a directory is
+// not_regular_file) and, in bounded context, store_full when the store
+// has no room for it (SPEC section 4's order).
+func (b *Briefing) target(ref Ref) (*target, *errcode.Error) {
+	if ref.Path == nil {
+		r, err := b.resolve(ref)
+		if err != nil {
+			return nil, err
+		}
+		return &target{Text: r.Text, id: &r.ID, result: r}, nil
+	}
+	d, r, t, err := b.holdFile(*ref.Path)
+	if err != nil {
+		return nil, err
+	}
+	tg := &target{Text: t, result: r}
+	if r != nil {
+		tg.id = &r.ID
+	}
+	if b.opts.Header != nil {
+		// Without ", reused", so that a repeated lookup measures the same.
+		d.Reused = nil
+		tg.head = b.opts.Header(d)
+	}
+	return tg, nil
+}
+
+// json is the target's JSON index, or the invalid_json error that says
+// where it stops being JSON.
+func (t *target) json() (*jsontape.Index, *errcode.Error) {
+	if t.result != nil {
+		return t.result.JSON()
+	}
+	if t.Text.Index != nil {
+		return t.Text.Index, nil
+	}
+	return jsontape.Build(t.Text.Data, jsontape.Options{})
 }
 
 // FindQuery is the arguments of find after their checks.

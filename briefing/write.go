@@ -14,6 +14,7 @@ import (
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // WriteRequest is write_file's arguments (SPEC section 9) as the server
@@ -47,9 +48,10 @@ const diffContext = 1
 // WriteFile writes an edit to a file under the root (SPEC section 9). The
 // checks run in the SPEC's order: a refused step, the arguments, the new
 // text's resolution (an unresolved edit refuses the step), the path, the
-// base, the expansion cap, the store, then, right before the write, the
-// file on disk against the base. The written text is retained as a file
-// result, as if inspected after the write.
+// base, the expansion cap, the store, then the file on disk against the
+// base, before the write is prepared and again right before its rename
+// (writeChecked). The written text is retained as a file result, as if
+// inspected after the write.
 func (b *Briefing) WriteFile(req WriteRequest) (*Written, *errcode.Error) {
 	if err := b.budget.CheckEdit(); err != nil {
 		return nil, err
@@ -106,18 +108,8 @@ func (b *Briefing) WriteFile(req WriteRequest) (*Written, *errcode.Error) {
 		return nil, storeFull(size, b.store)
 	}
 
-	if err := b.checkConflict(target.Rel, base); err != nil {
+	if err := b.writeChecked(target.Rel, base, text.Data); err != nil {
 		return nil, err
-	}
-	if base == nil || !bytes.Equal(base.Text.Data, text.Data) {
-		// The target as it is now: the conflict check has just seen it.
-		now, err := b.opts.Root.Target(target.Rel)
-		if err != nil {
-			return nil, err
-		}
-		if err := b.opts.Root.Write(now, text.Data); err != nil {
-			return nil, err
-		}
 	}
 
 	if expanded {
@@ -207,15 +199,38 @@ func (b *Briefing) samePath(source, rel string) bool {
 	return err == nil && clean == rel
 }
 
-// checkConflict checks the file on disk right before the write: with a
-// base, it must hold exactly the base's bytes; without one, it must not
-// exist, since write_file never overwrites text the model has not seen.
-// The conflict's details say what is there now: its size (null when
-// missing) and digest (null when missing, too large to read, or, with a
-// base, of another size, which is a conflict without being read).
-func (b *Briefing) checkConflict(rel string, base *results.Result) *errcode.Error {
-	root := b.opts.Root
-	now, err := root.Target(rel)
+// writeChecked writes data to the file rel under the process's lock of
+// that file (SPEC section 9: writes of one process to one file are
+// serialized), after the conflict check, which runs again once the new
+// bytes are synced, right before the rename. Text equal to base's is not
+// written. Missing parent directories are created only for a new file
+// (no base): with a base, the file was read, so its directory existed.
+func (b *Briefing) writeChecked(rel string, base *results.Result, data []byte) *errcode.Error {
+	dest, err := b.opts.Root.Lock(rel, base == nil)
+	if err != nil {
+		return err
+	}
+	defer dest.Unlock()
+	if err := b.checkConflict(dest, base); err != nil {
+		return err
+	}
+	if base != nil && bytes.Equal(base.Text.Data, data) {
+		return nil
+	}
+	return dest.Write(data, func() *errcode.Error { return b.checkConflict(dest, base) })
+}
+
+// checkConflict checks the file on disk right before the write, and
+// again right before its rename: with a base, it must hold exactly the
+// base's bytes; without one, it must not exist, since write_file never
+// overwrites text the model has not seen. The conflict's details say what
+// is there now: its size (null when missing) and digest (null when
+// missing, too large to read, or, with a base, of another size, which is
+// a conflict without being read). It reads the file in the directory the
+// write holds (dest), by its name there.
+func (b *Briefing) checkConflict(dest *workspace.Dest, base *results.Result) *errcode.Error {
+	rel := dest.Rel()
+	now, err := dest.Target()
 	if err != nil {
 		return err
 	}
@@ -234,7 +249,7 @@ func (b *Briefing) checkConflict(rel string, base *results.Result) *errcode.Erro
 	}
 	var sum *string
 	if size <= b.resultCap() {
-		data, _, err := root.Read(rel, b.resultCap())
+		data, err := dest.Read(b.resultCap())
 		if err != nil {
 			return err
 		}

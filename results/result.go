@@ -20,11 +20,11 @@ import (
 // descriptor's "source" object; two sources are equal when their members
 // are, strings compared byte for byte.
 type Source struct {
-	Kind string `json:"kind"` // "file", "output" or "edit"
+	Kind string `json:"kind"` // "file", "listing", "output" or "edit"
 	// At is the JSON pointer of the expanded node (edit).
 	At *string `json:"at,omitempty"`
-	// Path is the root-relative path (file), or the expanded arguments'
-	// top-level string "path" (edit).
+	// Path is the root-relative path (file, listing), or the expanded
+	// arguments' top-level string "path" (edit).
 	Path *string `json:"path,omitempty"`
 	// Label, ExitCode, TimedOut and DroppedBytes describe captured output.
 	Label        *string `json:"label,omitempty"`
@@ -104,9 +104,10 @@ func (s *Source) appendKey(dst []byte) []byte {
 
 // The source kinds.
 const (
-	KindFile   = "file"
-	KindOutput = "output"
-	KindEdit   = "edit"
+	KindFile    = "file"
+	KindListing = "listing"
+	KindOutput  = "output"
+	KindEdit    = "edit"
 )
 
 // Text is a result's bytes with what one pass over them learned: the

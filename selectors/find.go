@@ -37,6 +37,24 @@ type Matcher struct {
 	literal []byte       // one case-sensitive literal, searched by its rarest byte (literalHits)
 	fold    *foldLiteral // one ASCII literal folded, searched by its rarest byte
 	prog    *syntax.Prog // otherwise: every pattern, compiled together
+	// rare, when above 0, is 1 + the index of the literal's byte to
+	// search by, fixed by Tune for every text searched; 0: chosen for
+	// each text from a sample of it.
+	rare int
+}
+
+// Tune fixes the byte a literal is searched by to the rarest in sample,
+// for a find over many texts (files) that would otherwise sample each
+// one: for a file of a few KiB, the sample's counts cost more than the
+// search.
+func (m Matcher) Tune(sample []byte) Matcher {
+	switch {
+	case m.literal != nil:
+		m.rare = 1 + rarestByte(m.literal, sample, false)
+	case m.fold != nil:
+		m.rare = 1 + m.fold.rarest(sample)
+	}
+	return m
 }
 
 // Patterns is what a find looks for: literals, or with Regex RE2
@@ -194,6 +212,23 @@ func Find(data []byte, lines Lines, m Matcher, maxMatches int, maxBytes int64) (
 
 func moreLine(n int) string { return Ellipsis + " " + strconv.Itoa(n) + " more\n" }
 
+// MoreLine is the last line of a find's text when n matches were
+// withheld: "… N more\n".
+func MoreLine(n int) string { return moreLine(n) }
+
+// Each calls fn with the number of every line of data that m matches, in
+// order, as Find finds them; it fails as Find does.
+func (m Matcher) Each(data []byte, fn func(line int)) *errcode.Error {
+	return m.each(data, Lines{}, fn)
+}
+
+// Entry returns line n of data as find shows it: the match, and its line
+// of text "N: <line>\n" (cut, with "…", past MaxFindLine bytes).
+func Entry(data []byte, lines Lines, n int) (Match, string) {
+	e := findEntry(data, lines, n)
+	return e.match, e.line
+}
+
 type entry struct {
 	match Match
 	line  string // "N: <line>\n"
@@ -218,10 +253,10 @@ func findEntry(data []byte, lines Lines, n int) entry {
 func (m Matcher) each(data []byte, lines Lines, fn func(line int)) *errcode.Error {
 	switch {
 	case m.literal != nil:
-		eachHit(data, len(m.literal), literalHits(data, m.literal), fn)
+		eachHit(data, len(m.literal), literalHits(data, m.literal, m.rare-1), fn)
 		return nil
 	case m.fold != nil && m.fold.exact(data):
-		it := m.fold.iter(data)
+		it := m.fold.iter(data, m.rare-1)
 		eachHit(data, len(m.fold.pat), it.next, fn)
 		return nil
 	}
@@ -263,13 +298,16 @@ func eachHit(data []byte, n int, next func(from int) int, fn func(line int)) {
 
 // literalHits returns the search for the hits of a case-sensitive literal
 // in data, each the first at or after an offset: bytes.IndexByte on the
-// literal's rarest byte (rarestByte), each candidate checked in full.
+// literal's byte r, or when r is -1 its rarest byte in data (rarestByte),
+// each candidate checked in full.
 // bytes.Index looks for the first byte, which in source is often among
 // the commonest ("loomNeedle4b1d" meets an "l" every 20 bytes or so). When
 // candidates fail more often than bytes.Index's own cutover allows, it
 // takes over: its Rabin-Karp bounds the work by the text's size.
-func literalHits(data, lit []byte) func(from int) int {
-	r := rarestByte(lit, data, false)
+func literalHits(data, lit []byte, r int) func(from int) int {
+	if r < 0 {
+		r = rarestByte(lit, data, false)
+	}
 	c := lit[r]
 	fails, start0 := 0, -1
 	return func(from int) int {
@@ -405,8 +443,10 @@ type foldIter struct {
 	nlo, nup int  // the next offset of each case; -1 none, -2 not looked for
 }
 
-func (f *foldLiteral) iter(data []byte) *foldIter {
-	r := f.rarest(data)
+func (f *foldLiteral) iter(data []byte, r int) *foldIter {
+	if r < 0 {
+		r = f.rarest(data)
+	}
 	it := &foldIter{f: f, data: data, rare: r, lo: f.pat[r], up: upper(f.pat[r]), nlo: -2, nup: -2}
 	if it.up == it.lo {
 		it.nup = -1 // one case: one stream

@@ -437,7 +437,7 @@ func TestLiteralHits(t *testing.T) {
 	}
 	for _, c := range cases {
 		data, lit := []byte(c.data), []byte(c.lit)
-		next := literalHits(data, lit)
+		next := literalHits(data, lit, -1)
 		for from := 0; from <= len(data); from++ {
 			want := bytes.Index(data[from:], lit)
 			if want >= 0 {

@@ -52,7 +52,7 @@ func TestAppendMessageSynthetic(t *testing.T) {
 
 	var values []any
 	for _, text := range jsontest.Awkward {
-		sel := &briefing.Selection{Result: "r1", SHA256: text, Selection: briefing.ByteSelection{Start: 1, End: 2}, Text: text, Bytes: 3, EscapedBytes: 4, Budget: snap}
+		sel := &briefing.Selection{Result: new("r1"), SHA256: text, Selection: briefing.ByteSelection{Start: 1, End: 2}, Text: text, Bytes: 3, EscapedBytes: 4, Budget: snap}
 		other := *sel
 		other.Text, other.Type, other.Selection = text+"!", "string<>", briefing.PointerSelection{Pointer: "/a~1<b>", As: text}
 		lines := *sel
@@ -159,7 +159,7 @@ func FuzzAppendMessage(f *testing.F) {
 		f.Add(s, float64(i)*1.25e10, "id")
 	}
 	f.Fuzz(func(t *testing.T, text string, num float64, id string) {
-		sel := &briefing.Selection{Result: id, SHA256: text, Selection: briefing.PointerSelection{Pointer: id, As: text}, Type: id, Text: text}
+		sel := &briefing.Selection{Result: &id, SHA256: text, Selection: briefing.PointerSelection{Pointer: id, As: text}, Type: id, Text: text}
 		for _, msg := range []any{
 			mcp.NewJSONRPCResultResponse(mcp.NewRequestId(num), success(text, sel)),
 			mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), failure(errcode.New(errcode.InvalidArgument, "%s", text), nil)),
@@ -226,7 +226,7 @@ func TestEncodedShapes(t *testing.T) {
 			"Content []mcp.Content content; StructuredContent interface {} structuredContent,omitempty; " +
 			"RawStructuredContent json.RawMessage -; IsError bool isError,omitempty"},
 		{mcp.TextContent{}, "Annotated.Annotations *mcp.Annotations annotations,omitempty; Meta *mcp.Meta _meta,omitempty; Type string type; Text string text"},
-		{briefing.Selection{}, "Result string result; SHA256 string sha256; Selection briefing.Selector selection; Type string type,omitempty; " +
+		{briefing.Selection{}, "Result *string result; SHA256 string sha256; Selection briefing.Selector selection; Type string type,omitempty; " +
 			"Text string text; Bytes int64 bytes; EscapedBytes int64 escaped_bytes; Budget limits.Snapshot budget; Quoted []uint8 -"},
 		{briefing.ByteSelection{}, "Start int64 start; End int64 end"},
 		{briefing.LineSelection{}, "First int64 first; Last int64 last; Numbered bool numbered,omitempty"},

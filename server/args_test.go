@@ -138,7 +138,7 @@ func TestDecodeArgsMessages(t *testing.T) {
 	var got getLinesArgs
 	err := decodeArgs([]byte(`{"result":"r1","first":1,"lst":2}`), &got)
 	require.NotNil(t, err)
-	assert.Equal(t, `unknown argument "lst"; the arguments are result, sha256, first, last, numbered`, err.Msg)
+	assert.Equal(t, `unknown argument "lst"; the arguments are result, sha256, path, first, last, numbered`, err.Msg)
 }
 
 // TestDecodeArgsWrongTypeMessages: a value of the wrong type is named by

@@ -171,7 +171,7 @@ func BenchmarkEncodeAnswer(b *testing.B) {
 	snap := limits.Snapshot{Step: 3, LookupsUsed: 1, LookupsLeft: 15, BytesUsed: 900, BytesLeft: 100000, ExpandBytesLeft: 1 << 20}
 	// Escaped and measured in one pass, as every lookup's selection is.
 	quoted, escaped := limits.AppendMeasured(nil, string(data))
-	sel := &briefing.Selection{Result: "r1", SHA256: strings.Repeat("0a", 32), Selection: briefing.ByteSelection{Start: 16776000, End: 16776800},
+	sel := &briefing.Selection{Result: new("r1"), SHA256: strings.Repeat("0a", 32), Selection: briefing.ByteSelection{Start: 16776000, End: 16776800},
 		Text: string(data), Bytes: int64(len(data)), EscapedBytes: escaped, Budget: snap, Quoted: quoted}
 	page := &briefing.Page{Pages: 64, Total: 1024, Budget: &snap}
 	for i := range 16 {

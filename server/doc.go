@@ -22,7 +22,9 @@
 //     when its envelope holds nothing mcp-go would act on (no _meta, no
 //     other member, the id and name as strings mcp-go reads the same way).
 //  3. Transport.handle (envelope.go), under recoverCall (a panic is
-//     answered -32603 and logged, and serving goes on), runs a plain call
+//     answered -32603 and logged, and serving goes on) and counted in
+//     flight under a context the shutdown cancels (calls.go: Stop, then
+//     Wait; after Stop a message is answered -32000), runs a plain call
 //     on the direct path: the tool's handler, found in the transport's own
 //     map, called with the raw arguments in the context
 //     (transport.Arguments). Any other message goes to mcp-go's

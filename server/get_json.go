@@ -11,8 +11,9 @@ import (
 )
 
 type getJSONArgs struct {
-	Result  string  `arg:"result"`
+	Result  *string `arg:"result"`
 	SHA256  *string `arg:"sha256"`
+	Path    *string `arg:"path"`
 	Pointer string  `arg:"pointer"`
 	As      *string `arg:"as"`
 }
@@ -22,23 +23,24 @@ func getJSONTool(cfg ToolConfig) mcpserver.ServerTool {
 		Tool: mcp.Tool{
 			Name: "get_json",
 			Description: cfg.describe(
-				"Return one value of a stored strict-JSON result by RFC 6901 pointer (\"\" is the whole document; "+
+				"Return one value of a stored strict-JSON result or file (path, retained as inspect retains it; the text then "+
+					"starts with its header line) by RFC 6901 pointer (\"\" is the whole document; "+
 					"the #-fragment form is accepted): as \"lexeme\" (default) its exact original text, every digit kept, "+
 					"or as \"string\" a JSON string's decoded text. Duplicate member names on the path fail with ambiguous_json. "+
 					lookupLimits(cfg),
-				"One value of a stored strict-JSON result by RFC 6901 pointer (\"\" is the whole): as lexeme (default) its "+
+				"One value of a stored strict-JSON result or file (path) by RFC 6901 pointer (\"\" is the whole): as lexeme (default) its "+
 					"exact text, every digit kept, or as string a JSON string's decoded text."),
-			RawInputSchema: schema(props(refProps, []prop{
+			RawInputSchema: schema(props(pathRefProps, []prop{
 				{"pointer", `{"type":"string","description":"RFC 6901 JSON pointer, e.g. /dependencies/0/version."}`},
 				{"as", `{"type":"string","enum":["lexeme","string"],"default":"lexeme","description":"lexeme (default): the value's original text; string: a string's decoded text."}`},
-			}), "result", "pointer"),
+			}), "pointer"),
 			Annotations:     hints("Get a JSON value", false),
 			RawOutputSchema: outputSchema(getJSONOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getJSONArgs) (string, any, *errcode.Error) {
-				ref := briefing.Ref{Result: a.Result, SHA256: a.SHA256}
-				if err := ref.Check(); err != nil {
+				ref, err := briefing.CheckRef(a.Result, a.SHA256, a.Path)
+				if err != nil {
 					return "", nil, err
 				}
 				as := briefing.AsLexeme

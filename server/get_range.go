@@ -12,8 +12,9 @@ import (
 )
 
 type getRangeArgs struct {
-	Result string  `arg:"result"`
+	Result *string `arg:"result"`
 	SHA256 *string `arg:"sha256"`
+	Path   *string `arg:"path"`
 	Start  *int64  `arg:"start"`
 	End    *int64  `arg:"end"`
 }
@@ -23,20 +24,21 @@ func getRangeTool(cfg ToolConfig) mcpserver.ServerTool {
 		Tool: mcp.Tool{
 			Name: "get_range",
 			Description: cfg.describe(
-				"Return the bytes [start, end) of a stored result (half-open; offsets must lie on UTF-8 character boundaries; "+
+				"Return the bytes [start, end) of a stored result or a file (path, retained as inspect retains it; the text then "+
+					"starts with its header line) (half-open; offsets must lie on UTF-8 character boundaries; "+
 					"omitted start is 0, omitted end the size). "+lookupLimits(cfg),
-				"Bytes [start, end) of a stored result, on UTF-8 character boundaries (default: 0 to the size)."),
-			RawInputSchema: schema(props(refProps, []prop{
+				"Bytes [start, end) of a stored result or a file (path), on UTF-8 character boundaries (default: 0 to the size)."),
+			RawInputSchema: schema(props(pathRefProps, []prop{
 				{"start", `{"type":"integer","default":0,"description":"First byte, from 0 (default 0)."}`},
 				{"end", `{"type":"integer","description":"Byte after the last (default: the size)."}`},
-			}), "result"),
+			})),
 			Annotations:     hints("Get a byte range", false),
 			RawOutputSchema: outputSchema(getRangeOutput),
 		},
 		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getRangeArgs) (string, any, *errcode.Error) {
-				ref := briefing.Ref{Result: a.Result, SHA256: a.SHA256}
-				if err := ref.Check(); err != nil {
+				ref, err := briefing.CheckRef(a.Result, a.SHA256, a.Path)
+				if err != nil {
 					return "", nil, err
 				}
 				sel, err := b.GetRange(ref, a.Start, a.End)

@@ -84,7 +84,7 @@ var outputDefs = map[string]string{
 		`"reason":{"const":"store_full"}},` +
 		`"required":["id","sha256","bytes","lines","complete","source","json","retained"],"additionalProperties":false}`,
 	"source": `{"type":"object","properties":{` +
-		`"kind":{"enum":["file","output","edit"]},` +
+		`"kind":{"enum":["file","listing","output","edit"]},` +
 		`"path":{"type":"string"},"at":{"type":"string"},"label":{"type":"string"},` +
 		`"exit_code":{"type":"integer"},"timed_out":{"type":"boolean"},"dropped_bytes":{"type":"integer","minimum":1}},` +
 		`"required":["kind"],"additionalProperties":false}`,
@@ -121,7 +121,7 @@ func errorDef() string {
 // "selection" is selection; extra adds members (get_json's type).
 func selectionOutput(selection string, extra ...prop) string {
 	ps := []prop{
-		{"result", `{"type":"string"}`},
+		{"result", `{"type":["string","null"],"description":"The result selected from; null for a file read by path that the store had no room for."}`},
 		{"sha256", `{"$ref":"#/$defs/sha256"}`},
 		{"selection", selection},
 		{"text", `{"type":"string","description":"The selection itself, also the text content."}`},
@@ -164,14 +164,36 @@ var (
 		{"as", `{"enum":["lexeme","string"]}`},
 	}), prop{"type", `{"enum":["object","array","string","number","boolean","null"],"description":"The selected value's JSON type."}`})
 
-	findOutput = objectSchema([]prop{
+	findMatch = objectSchema([]prop{
+		{"line", `{"type":"integer","minimum":1}`},
+		{"text", `{"type":"string","description":"The line without its ending, cut to its first bytes when cut is true."}`},
+		{"cut", `{"type":"boolean"}`},
+	})
+
+	// find answers by result or, over paths, by file (SPEC 5.3).
+	findOutput = `{"anyOf":[` + findResultOutput + `,` + findPathsOutput + `]}`
+
+	findPathsOutput = objectSchema([]prop{
+		{"files", `{"type":"array","description":"The files with matches, in order.","items":` + objectSchema([]prop{
+			{"result", `{"type":["string","null"],"description":"Null when the store had no room for the file."}`},
+			{"path", `{"type":"string"}`},
+			{"sha256", `{"$ref":"#/$defs/sha256"}`},
+			{"matches", `{"type":"array","items":` + findMatch + `}`},
+			{"total", `{"type":"integer","minimum":1}`},
+		}) + `}`},
+		{"total", `{"type":"integer","minimum":0,"description":"Every matching line of every file, shown or not."}`},
+		{"truncated", `{"type":"boolean"}`},
+		{"files_searched", `{"type":"integer","minimum":0}`},
+		{"files_skipped", `{"type":"integer","minimum":0,"description":"Files a directory brought that inspect would refuse."}`},
+		{"bytes", `{"type":"integer","minimum":0}`},
+		{"escaped_bytes", `{"type":"integer","minimum":2}`},
+		{"budget", `{"$ref":"#/$defs/budget"}`},
+	})
+
+	findResultOutput = objectSchema([]prop{
 		{"result", `{"type":"string"}`},
 		{"sha256", `{"$ref":"#/$defs/sha256"}`},
-		{"matches", `{"type":"array","items":` + objectSchema([]prop{
-			{"line", `{"type":"integer","minimum":1}`},
-			{"text", `{"type":"string","description":"The line without its ending, cut to its first bytes when cut is true."}`},
-			{"cut", `{"type":"boolean"}`},
-		}) + `}`},
+		{"matches", `{"type":"array","items":` + findMatch + `}`},
 		{"total", `{"type":"integer","minimum":0,"description":"Every matching line, shown or not."}`},
 		{"truncated", `{"type":"boolean"}`},
 		{"bytes", `{"type":"integer","minimum":0}`},

@@ -16,6 +16,32 @@ import (
 //	<preview>
 //	[preview: first 1024 of 48213 bytes]
 func renderDescriptor(b *strings.Builder, d results.Descriptor) {
+	renderHeader(b, d)
+	if d.Preview == nil || *d.Preview == "" {
+		return
+	}
+	b.WriteString(*d.Preview)
+	if !strings.HasSuffix(*d.Preview, "\n") {
+		b.WriteByte('\n')
+		if *d.PreviewComplete {
+			b.WriteString("[no final newline]\n")
+		}
+	}
+	if !*d.PreviewComplete {
+		b.WriteString("[preview: first " + strconv.Itoa(len(*d.Preview)) + " of " + strconv.FormatInt(d.Bytes, 10) + " bytes]\n")
+	}
+}
+
+// headerLine is a descriptor's header line alone, as renderDescriptor
+// writes it: the first line of a lookup by path (SPEC section 4).
+func headerLine(d results.Descriptor) string {
+	var b strings.Builder
+	renderHeader(&b, d)
+	return b.String()
+}
+
+// renderHeader writes a descriptor's header line, "\n" included.
+func renderHeader(b *strings.Builder, d results.Descriptor) {
 	if d.ID != nil {
 		b.WriteString(*d.ID)
 	} else {
@@ -39,22 +65,9 @@ func renderDescriptor(b *strings.Builder, d results.Descriptor) {
 		b.WriteString(", reused")
 	}
 	b.WriteByte('\n')
-	if d.Preview == nil || *d.Preview == "" {
-		return
-	}
-	b.WriteString(*d.Preview)
-	if !strings.HasSuffix(*d.Preview, "\n") {
-		b.WriteByte('\n')
-		if *d.PreviewComplete {
-			b.WriteString("[no final newline]\n")
-		}
-	}
-	if !*d.PreviewComplete {
-		b.WriteString("[preview: first " + strconv.Itoa(len(*d.Preview)) + " of " + strconv.FormatInt(d.Bytes, 10) + " bytes]\n")
-	}
 }
 
-// renderSource renders a source compactly: `file a.go`,
+// renderSource renders a source compactly: `file a.go`, `listing src`,
 // `output "go test" exit=1 timed_out dropped=120`, `edit /content path=a.go`.
 // A path or pointer holding a control character is quoted
 // (results.TextName), so that no name ends the header line; a label is
@@ -65,7 +78,7 @@ func renderSource(s results.Source) string {
 		parts = append(parts, results.TextName(*s.At))
 	}
 	if s.Path != nil {
-		if s.Kind == results.KindFile {
+		if s.Kind == results.KindFile || s.Kind == results.KindListing {
 			parts = append(parts, results.TextName(*s.Path))
 		} else {
 			parts = append(parts, "path="+results.TextName(*s.Path))

@@ -146,7 +146,8 @@ func modelInstructions(cfg ToolConfig) string {
 
 // newBriefing returns a fresh briefing of this server.
 func (s *Server) newBriefing() *briefing.Briefing {
-	return briefing.New(briefing.Options{Limits: s.opts.Limits, Policy: s.opts.Policy, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota})
+	return briefing.New(briefing.Options{Limits: s.opts.Limits, Policy: s.opts.Policy, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota,
+		Header: headerLine})
 }
 
 // Session is the transport's state of one client session: its briefing.

@@ -140,16 +140,8 @@ func (r *Root) Open(path string, maxBytes int64) (f *File, rel string, err *errc
 		return nil, rel, notRegular(rel, fi.Mode())
 	}
 
-	of, fi, err := r.open(rel)
-	if err != nil {
-		return nil, rel, err
-	}
-	if fi.Size() > maxBytes {
-		of.Close()
-		return nil, rel, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, fi.Size(), maxBytes).
-			With(errcode.Details{Size: new(fi.Size()), Limit: new(maxBytes)})
-	}
-	return newFile(r, of, rel, fi.Size(), maxBytes), rel, nil
+	f, err = r.open(rel, maxBytes)
+	return f, rel, err
 }
 
 // newFile wraps an open file. SetReadDeadline fails (os.ErrNoDeadline)
@@ -206,6 +198,36 @@ func (f *File) ReadAll(watch func(filled []byte)) ([]byte, *errcode.Error) {
 	return data, nil
 }
 
+// ReadInto is ReadAll into buf's memory, grown when the file needs more:
+// a caller that reads many files and keeps few reuses one buffer. The
+// returned bytes share buf's memory when it was large enough.
+func (f *File) ReadInto(buf []byte) ([]byte, *errcode.Error) {
+	if err := f.rewind(); err != nil {
+		return nil, err
+	}
+	if want := f.size + 1; int64(cap(buf)) < want && want <= f.max+1 {
+		buf = make([]byte, 0, want)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		end := min(int64(cap(buf)), f.max+1)
+		n, rerr := f.readSome(buf[len(buf):end])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > f.max {
+			return nil, tooLarge(f.rel, f.max)
+		}
+		if rerr == io.EOF {
+			return buf, nil
+		}
+		if rerr != nil {
+			return nil, f.root.classify(f.rel, rerr)
+		}
+	}
+}
+
 // Stream reads the file from its start through window, calling fn with
 // each chunk read (valid only during the call), and returns the size read.
 // It reads at most maxBytes+1 bytes and fails with too_large past maxBytes,
@@ -245,28 +267,40 @@ func (f *File) rewind() *errcode.Error {
 	return nil
 }
 
-// open opens rel for reading and returns it with its fstat information, or
-// not_regular_file when the opened file is not a regular file. The file may
-// have been replaced since Read's Stat: O_NONBLOCK makes opening a FIFO
-// return at once instead of waiting for a writer, O_NOCTTY keeps a terminal
-// from becoming the process's controlling terminal, and the fstat then
-// refuses whatever was opened if it is not a regular file. Neither flag
-// changes how a regular file is read.
-func (r *Root) open(rel string) (*os.File, fs.FileInfo, *errcode.Error) {
+// open opens rel for reading (opened checks it). The file may have been
+// replaced since Read's Stat: O_NONBLOCK makes opening a FIFO return at
+// once instead of waiting for a writer, O_NOCTTY keeps a terminal from
+// becoming the process's controlling terminal, and opened then refuses
+// whatever was opened if it is not a regular file. Neither flag changes
+// how a regular file is read.
+func (r *Root) open(rel string, maxBytes int64) (*File, *errcode.Error) {
 	f, err := r.root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, nil, r.classify(rel, err)
+		return nil, r.classify(rel, err)
 	}
+	return r.opened(f, rel, maxBytes)
+}
+
+// opened checks a file just opened for reading as rel: by its fstat, a
+// regular file (not_regular_file) of at most maxBytes (too_large). It
+// closes the file when it fails.
+func (r *Root) opened(f *os.File, rel string, maxBytes int64) (*File, *errcode.Error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, r.classify(rel, err)
+		return nil, r.classify(rel, err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, notRegular(rel, fi.Mode())
+		return nil, notRegular(rel, fi.Mode())
 	}
-	return f, fi, nil
+	maxBytes = max(maxBytes, 0)
+	if fi.Size() > maxBytes {
+		f.Close()
+		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, fi.Size(), maxBytes).
+			With(errcode.Details{Size: new(fi.Size()), Limit: new(maxBytes)})
+	}
+	return newFile(r, f, rel, fi.Size(), maxBytes), nil
 }
 
 // Rel checks path lexically as Read does and returns it cleaned,
@@ -280,6 +314,13 @@ func (r *Root) Rel(path string) (string, *errcode.Error) { return r.resolve(path
 // any symbolic link is looked at: "link/../a" is "a" whatever link points
 // to, which keeps the reported path and the file read the same.
 func (r *Root) resolve(path string) (string, *errcode.Error) {
+	return r.resolveFor(path, errcode.Unreadable, "read")
+}
+
+// resolveFor is resolve for an action: a path too long for the system
+// fails with code, saying it cannot verb it (SPEC sections 5 and 9: a
+// read's is unreadable, a write's unwritable).
+func (r *Root) resolveFor(path string, code errcode.Code, verb string) (string, *errcode.Error) {
 	switch {
 	case path == "":
 		return "", errcode.New(errcode.InvalidArgument, "path is empty")
@@ -306,8 +347,8 @@ func (r *Root) resolve(path string) (string, *errcode.Error) {
 		// would first split it into its components and walk them: an
 		// 8 MiB path of a/a/... took hundreds of megabytes before it
 		// failed. Refused here, before any system call.
-		return "", errcode.New(errcode.Unreadable, "cannot read %s: file name too long (the system takes paths of at most %d bytes)",
-			quoteName(clean), maxPath-1)
+		return "", errcode.New(code, "cannot %s %s: file name too long (the system takes paths of at most %d bytes)",
+			verb, quoteName(clean), maxPath-1)
 	}
 	return filepath.ToSlash(clean), nil
 }

@@ -310,7 +310,7 @@ func TestOpenRefusesNonRegular(t *testing.T) {
 			t.Parallel()
 			done := make(chan *errcode.Error, 1)
 			go func() {
-				f, _, err := tr.root.open(name)
+				f, err := tr.root.open(name, 1<<20)
 				if f != nil {
 					f.Close()
 				}

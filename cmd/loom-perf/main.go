@@ -1,10 +1,11 @@
 // Command loom-perf measures loom-results side by side with its peers and
 // the physical limits (openssl, Go's SHA-256 in memory, grep, jq,
-// @modelcontextprotocol/server-filesystem, the cheapest call on the same
+// @modelcontextprotocol/server-filesystem, grep -rn and git ls-files over
+// directory trees, the cheapest call on the same
 // transport, a replay server and handler that answer with loom's recorded
 // bytes) and prints the tables, then the same tables as Markdown.
 //
-//	go run ./cmd/loom-perf [--runs N] [--phases warm,replay,find,http,cold] [--small]
+//	go run ./cmd/loom-perf [--runs N] [--phases warm,replay,find,paths,http,cold] [--small]
 //	                       [--loom BIN] [--replay BIN] [--fs-server JS]
 package main
 
@@ -101,6 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg.OpenSSL, _ = exec.LookPath("openssl")
 	cfg.JQ, _ = exec.LookPath("jq")
 	cfg.Grep, _ = exec.LookPath("grep")
+	cfg.Repo = modRoot
 	cfg.Dir = filepath.Join(tmp, "root")
 	if err := os.Mkdir(cfg.Dir, 0o755); err != nil {
 		return err

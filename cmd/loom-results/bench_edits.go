@@ -25,8 +25,9 @@ func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	serverFlags := fs.String("server-flags", "", "flags appended to the server command, split at white space (e.g. \"--context bounded\")")
 	verbose := fs.Bool("v", false, "print one line per commit on stderr")
 	agent := fs.String("agent", editbench.AgentSplice, "the agent: splice (a governing client's expand_edit) or write (a stock client's write_file, with --steps model --write)")
+	answers := fs.String("answers", "text", "the write agent's --answers: text (the model reads the text content) or full (it reads a success's structured content as JSON, as Claude Code and VS Code show it)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: loom-results bench-edits [--repo PATH] [--commits N] [--agent splice|write] [--json]")
+		fmt.Fprintln(fs.Output(), "usage: loom-results bench-edits [--repo PATH] [--commits N] [--agent splice|write] [--answers text|full] [--json]")
 		fmt.Fprintln(fs.Output(), "Replays the modified text files of the last N commits through the server and compares the bytes read and generated with whole-file writes and str_replace edits.")
 		fs.PrintDefaults()
 	}
@@ -49,7 +50,11 @@ func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "loom-results bench-edits: --agent %q is not splice or write\n", *agent)
 		return usageError{errors.New("bad --agent")}
 	}
-	opts := editbench.Options{Repo: *repo, Commits: *commits, Server: cmd, ServerFlags: strings.Fields(*serverFlags), Agent: *agent}
+	if *answers != "text" && *answers != "full" {
+		fmt.Fprintf(stderr, "loom-results bench-edits: --answers %q is not text or full\n", *answers)
+		return usageError{errors.New("bad --answers")}
+	}
+	opts := editbench.Options{Repo: *repo, Commits: *commits, Server: cmd, ServerFlags: strings.Fields(*serverFlags), Agent: *agent, Answers: *answers}
 	if *verbose {
 		opts.Progress = stderr
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/internal/version"
@@ -27,6 +28,10 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal, a second one ends the process at once, as
+	// the signal's default action does, without waiting for calls in
+	// flight.
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	var usage usageError
 	switch {
@@ -179,7 +184,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 
 	if *f.httpAddr != "" {
 		httpOpts.Addr, httpOpts.Token = *f.httpAddr, *f.httpToken
-		return s.ListenAndServeHTTP(ctx, httpOpts)
+		err := s.ListenAndServeHTTP(ctx, httpOpts)
+		if ctx.Err() != nil {
+			return errors.Join(err, shutdown(s.Transport(), nil, stderr))
+		}
+		return err
 	}
 	// Serve on its own goroutine so that a signal ends the process even
 	// while a read of stdin blocks.
@@ -189,6 +198,48 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return nil
+		return shutdown(s.Transport(), done, stderr)
 	}
+}
+
+// shutdownWait bounds how long a signal waits for the calls in flight: a
+// write finishing or cleaning up takes far less (a 32 MiB write and its
+// fsync, on a local disk, well under a second), and a running command is
+// ended at once; it is half of the 10 s that container runtimes give
+// before they send SIGKILL. A test may shorten it.
+var shutdownWait = 5 * time.Second
+
+// shutdown ends serving on SIGINT or SIGTERM (SPEC section 2): the
+// transport takes no more calls and cancels those in flight, then the
+// server waits for them to return, at most shutdownWait: a write finishes
+// or cleans up, so that no temporary file outlives it (SPEC section 9).
+// It fails, and the process exits with status 1, when calls are still
+// running at the bound.
+//
+// Over stdio, answered is ServeStdio's end: it comes once the answer of
+// the message being handled is written, and shutdown waits for it too,
+// within the same bound, when a call was in flight; a client that does
+// not read that answer delays the exit, but does not fail it.
+func shutdown(tr *transport.Transport, answered <-chan error, stderr io.Writer) error {
+	n := tr.Stop()
+	if n > 0 {
+		calls := "calls"
+		if n == 1 {
+			calls = "call"
+		}
+		fmt.Fprintf(stderr, "loom-results: shutting down: waiting up to %s for %d %s in flight\n", shutdownWait, n, calls)
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), shutdownWait,
+		fmt.Errorf("gave up waiting after %s", shutdownWait))
+	defer cancel()
+	if err := tr.Wait(ctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if n > 0 && answered != nil {
+		select {
+		case <-answered:
+		case <-ctx.Done():
+		}
+	}
+	return nil
 }

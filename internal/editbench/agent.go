@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -59,9 +62,11 @@ const (
 	// of the client's own write.
 	AgentSplice = "splice"
 	// AgentWrite is a stock client's (--steps model --write): the model
-	// calls begin_step itself, locates several hunks with one find of
-	// several patterns, and writes the file with write_file (a splice with
-	// the default path and base, or the whole text where that is cheaper).
+	// calls begin_step itself, never inspects, locates several hunks with
+	// one find of several patterns over the file's path (whose answer names
+	// the file's result), reads by result once it knows it (by path
+	// before), and writes the file with write_file's splice, its path and
+	// base the spliced result's. It reads only text (SPEC v4).
 	AgentWrite = "write"
 )
 
@@ -89,6 +94,9 @@ type agent struct {
 	newLines [][]byte
 	offsets  []int // offsets[i] is the byte offset of old line i+1
 	id       string
+	// lines is the old file's line count once the model has read it in a
+	// header line (a lookup by path), 0 before.
+	lines int
 	// known holds the old lines whose number the model knows (a unique find
 	// match, or a line of a get_lines answer); seen those whose whole text it
 	// has read (those, and the lines of the preview).
@@ -117,22 +125,23 @@ func (a *agent) run(ctx context.Context) error {
 	if err := a.newStep(ctx); err != nil {
 		return err
 	}
-	if err := a.inspect(ctx); err != nil {
-		return err
-	}
-	if a.write && a.wholeIsCheaper() {
-		return a.writeText(ctx)
-	}
-	if a.write {
-		if err := a.locateMany(ctx); err != nil {
+	if !a.write {
+		if err := a.inspect(ctx); err != nil {
 			return err
 		}
+	} else if err := a.locateMany(ctx); err != nil {
+		return err
 	}
 	for _, h := range a.j.hunks {
 		if err := a.locate(ctx, h); err != nil {
 			return err
 		}
 		if err := a.read(ctx, h); err != nil {
+			return err
+		}
+	}
+	if a.write && (a.id == "" || a.lines == 0 && a.appends()) {
+		if err := a.probe(ctx); err != nil {
 			return err
 		}
 	}
@@ -166,7 +175,8 @@ func (a *agent) call(ctx context.Context, part, tool string, args []byte) (*answ
 		if err != nil {
 			return nil, err
 		}
-		a.r.charge(part, int64(len(ans.Text)), int64(len(args)))
+		a.r.Calls++
+		a.r.charge(part, ans.Seen, int64(len(args)))
 		if lookup {
 			a.r.Lookups++
 		}
@@ -192,7 +202,8 @@ func (a *agent) newStep(ctx context.Context) error {
 	a.r.Steps++
 	ans, err := a.s.beginStep(ctx)
 	if err == nil && a.write {
-		a.r.charge(partStep, int64(len(ans.Text)), int64(len("{}")))
+		a.r.Calls++
+		a.r.charge(partStep, ans.Seen, int64(len("{}")))
 	}
 	return err
 }
@@ -361,44 +372,130 @@ func distinctive(p string) bool {
 }
 
 // find looks for old line n by pattern p and reports whether it was the
-// only match.
+// only match: in the inspected result, or for the write agent before it
+// knows its result, in the file by path (whose answer names the result).
 func (a *agent) find(ctx context.Context, n int, p string) (bool, error) {
-	args := (&obj{}).str("result", a.id).str("pattern", p).bytes()
-	ans, err := a.call(ctx, partFind, "find", args)
+	ans, err := a.call(ctx, partFind, "find", a.target(&obj{}, true).str("pattern", p).bytes())
 	if err != nil {
 		return false, err
 	}
 	a.r.Finds++
-	var got struct {
-		Matches []struct {
-			Line int  `json:"line"`
-			Cut  bool `json:"cut"`
-		} `json:"matches"`
-		Total int `json:"total"`
+	got, err := a.found(ans.Text)
+	if err != nil {
+		return false, err
 	}
-	if err := json.Unmarshal(ans.Structured, &got); err != nil {
-		return false, fmt.Errorf("find: %w", err)
-	}
-	if got.Total != 1 {
-		if got.Total == 0 {
+	if got.total() != 1 {
+		if got.total() == 0 {
 			return false, fmt.Errorf("find %q: no match, but line %d holds it", p, n)
 		}
 		a.r.AmbiguousFinds++
 		a.ambiguous[p] = true
 		return false, nil
 	}
-	if len(got.Matches) == 0 {
+	if len(got.matches) == 0 {
 		return false, nil // unique, but the answer had no room to say where
 	}
-	m := got.Matches[0]
-	if m.Line != n {
-		return false, fmt.Errorf("find %q: line %d, want %d", p, m.Line, n)
+	m := got.matches[0]
+	if m.line != n {
+		return false, fmt.Errorf("find %q: line %d, want %d", p, m.line, n)
 	}
 	a.known[n] = true
-	if !m.Cut {
+	if !m.cut {
 		a.seen[n] = true
 	}
 	return true, nil
+}
+
+// target adds what a lookup names: the result once the model knows it, or
+// before that the old file by path (paths for find).
+func (a *agent) target(o *obj, find bool) *obj {
+	switch {
+	case a.id != "":
+		return o.str("result", a.id)
+	case find:
+		return o.raw("paths", append(appendString([]byte("["), a.j.oldPath), ']'))
+	}
+	return o.str("path", a.j.oldPath)
+}
+
+// found reads a find answer's text as the model does (SPEC 5.3): "N:
+// <line>" per match, "… N more" when matches were withheld, and over paths
+// a "<ID> <path>:" line before a file's matches, which names its result.
+// Each match is checked against the old file: its text is the line, cut at
+// 240 bytes with "…" when longer.
+func (a *agent) found(text string) (findAnswer, error) {
+	var f findAnswer
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l == "" {
+			continue
+		}
+		line, ok := strings.CutSuffix(l, "\n")
+		if !ok {
+			return f, fmt.Errorf("find: a line without its newline: %q", l)
+		}
+		if n, ok := moreLine(line); ok {
+			f.more = n
+			continue
+		}
+		num, rest, isMatch := strings.Cut(line, ": ")
+		n, err := strconv.Atoi(num)
+		if !isMatch || err != nil {
+			id, path, ok := strings.Cut(strings.TrimSuffix(line, ":"), " ")
+			if !ok || !strings.HasSuffix(line, ":") || path != a.j.oldPath || !strings.HasPrefix(id, "r") {
+				return f, fmt.Errorf("find: unexpected line %q", line)
+			}
+			if a.id == "" {
+				a.id = id
+			} else if id != a.id {
+				return f, fmt.Errorf("find: file result %s, want %s", id, a.id)
+			}
+			continue
+		}
+		if n < 1 || n > len(a.oldLines) {
+			return f, fmt.Errorf("find: line %d outside 1-%d", n, len(a.oldLines))
+		}
+		want := string(content(a.oldLines[n-1]))
+		m := findMatch{line: n, text: rest, cut: len(want) > maxFindLine}
+		if m.cut {
+			want = cutPrefix(want, maxFindLine) + "…"
+		}
+		if rest != want {
+			return f, fmt.Errorf("find: line %d shown as %q, want %q", n, rest, want)
+		}
+		f.matches = append(f.matches, m)
+	}
+	return f, nil
+}
+
+// maxFindLine is the cut of a line that find shows (SPEC 5.3).
+const maxFindLine = 240
+
+// moreLine reads "… N more".
+func moreLine(line string) (int, bool) {
+	rest, ok := strings.CutPrefix(line, "… ")
+	if !ok {
+		return 0, false
+	}
+	num, ok := strings.CutSuffix(rest, " more")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil
+}
+
+// findAnswer is a find answer as the model reads it.
+type findAnswer struct {
+	matches []findMatch
+	more    int // matches withheld
+}
+
+func (f findAnswer) total() int { return len(f.matches) + f.more }
+
+type findMatch struct {
+	line int
+	text string // as shown, "…" included when cut
+	cut  bool
 }
 
 // read fetches the lines h replaces that the model has not seen, in
@@ -416,8 +513,12 @@ func (a *agent) read(ctx context.Context, h hunk) error {
 	if lo == 0 {
 		return nil
 	}
-	limit := int(a.s.limit("max_lookup_bytes", 8192))
 	for first := lo; first <= hi; {
+		// A lookup by path also shows the header line, counted in the cap.
+		limit := int(a.s.limit("max_lookup_bytes", 8192))
+		if a.id == "" {
+			limit -= maxHeaderBytes
+		}
 		if len(a.oldLines[first-1]) > limit {
 			if err := a.readLong(ctx, first, limit); err != nil {
 				return err
@@ -430,12 +531,16 @@ func (a *agent) read(ctx context.Context, h hunk) error {
 			size += len(a.oldLines[last])
 			last++
 		}
-		args := (&obj{}).str("result", a.id).int("first", first).int("last", last).bytes()
-		ans, err := a.call(ctx, partRead, "get_lines", args)
+		byPath := a.id == ""
+		ans, err := a.call(ctx, partRead, "get_lines", a.target(&obj{}, false).int("first", first).int("last", last).bytes())
 		if err != nil {
 			return err
 		}
-		if want := string(join(a.oldLines[first-1 : last])); ans.Text != want {
+		text, err := a.selection(ans.Text, byPath)
+		if err != nil {
+			return err
+		}
+		if want := string(join(a.oldLines[first-1 : last])); text != want {
 			return fmt.Errorf("get_lines %d-%d: answer differs from the blob", first, last)
 		}
 		for l := first; l <= last; l++ {
@@ -443,6 +548,85 @@ func (a *agent) read(ctx context.Context, h hunk) error {
 		}
 		first = last + 1
 	}
+	return nil
+}
+
+// maxHeaderBytes bounds the header line of a lookup by path for an old
+// path of this benchmark (the ID, the path, sizes, digest, facts).
+const maxHeaderBytes = 512
+
+// selection is a selection lookup's selection as the model reads it: the
+// text itself for a lookup by result; after the header line for one by
+// path, whose ID and line count the model learns (SPEC section 4).
+func (a *agent) selection(text string, byPath bool) (string, error) {
+	if !byPath {
+		return text, nil
+	}
+	header, rest, ok := strings.Cut(text, "\n")
+	if !ok {
+		return "", fmt.Errorf("lookup by path: no header line in %q", text)
+	}
+	id, lines, err := readHeader(header, a.j.oldPath)
+	if err != nil {
+		return "", err
+	}
+	if lines != len(a.oldLines) {
+		return "", fmt.Errorf("lookup by path: %d lines, want %d", lines, len(a.oldLines))
+	}
+	if a.id != "" && id != a.id {
+		return "", fmt.Errorf("lookup by path: result %s, want %s", id, a.id)
+	}
+	a.id, a.lines = id, lines
+	return rest, nil
+}
+
+// headerLine matches a file result's header line (SPEC section 3):
+// "r3 file a.go: 48213 bytes, 1204 lines, complete, sha256=...".
+var headerLine = regexp.MustCompile(`^(r[0-9]+) file (.*): ([0-9]+) bytes?, ([0-9]+) lines?, `)
+
+// readHeader reads a file result's ID and line count off its header line.
+func readHeader(header, path string) (string, int, error) {
+	m := headerLine.FindStringSubmatch(header)
+	if m == nil || m[2] != path {
+		return "", 0, fmt.Errorf("not the header line of %s: %q", path, header)
+	}
+	n, err := strconv.Atoi(m[4])
+	return m[1], n, err
+}
+
+// appends reports whether an edit inserts after the old file's last line,
+// which the model writes as before: lines + 1 and so needs the count.
+func (a *agent) appends() bool {
+	n := len(a.oldLines)
+	for _, h := range a.j.hunks {
+		if h.OldCount == 0 && h.OldStart == n && n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// probe learns the old file's result ID and line count from the header of
+// the cheapest lookup by path, an empty byte range, when no find or read
+// has told them.
+func (a *agent) probe(ctx context.Context) error {
+	args := (&obj{}).str("path", a.j.oldPath).int("end", 0).bytes()
+	ans, err := a.call(ctx, partRead, "get_range", args)
+	if err != nil {
+		return err
+	}
+	header, rest, ok := strings.Cut(ans.Text, "\n")
+	if !ok || rest != "" {
+		return fmt.Errorf("get_range by path: unexpected answer %q", ans.Text)
+	}
+	id, lines, err := readHeader(header, a.j.oldPath)
+	if err != nil {
+		return err
+	}
+	if a.id != "" && id != a.id {
+		return fmt.Errorf("get_range by path: result %s, want %s", id, a.id)
+	}
+	a.id, a.lines = id, lines
 	return nil
 }
 
@@ -455,9 +639,18 @@ func (a *agent) readLong(ctx context.Context, n, limit int) error {
 		for stop < end && !utf8.RuneStart(a.j.old[stop]) {
 			stop--
 		}
-		args := (&obj{}).str("result", a.id).int("start", start).int("end", stop).bytes()
-		if _, err := a.call(ctx, partRead, "get_range", args); err != nil {
+		byPath := a.id == ""
+		args := a.target(&obj{}, false).int("start", start).int("end", stop).bytes()
+		ans, err := a.call(ctx, partRead, "get_range", args)
+		if err != nil {
 			return err
+		}
+		text, err := a.selection(ans.Text, byPath)
+		if err != nil {
+			return err
+		}
+		if text != string(a.j.old[start:stop]) {
+			return fmt.Errorf("get_range %d-%d: answer differs from the blob", start, stop)
 		}
 		start = stop
 	}
@@ -651,9 +844,12 @@ func hexSum(b []byte) string {
 }
 
 // locateMany locates the hunks that need it with finds of several
-// patterns, up to maxPatterns at once: each hunk's first anchor line. A
-// pattern is unique when exactly one shown line holds it, which the model
-// reads off the matches' text; the rest are left to locate's single finds.
+// patterns, up to maxPatterns at once: each hunk's first anchor line. The
+// first find searches the file by path, and its answer names the file's
+// result; when no hunk needs locating, the model learns it later (read, or
+// probe). A pattern is unique when exactly one shown line holds it, which
+// the model reads off the matches' text; the rest are left to locate's
+// single finds.
 func (a *agent) locateMany(ctx context.Context) error {
 	type want struct {
 		line    int
@@ -678,17 +874,22 @@ func (a *agent) locateMany(ctx context.Context) error {
 		taken[p] = true
 		wants = append(wants, want{c, p})
 	}
-	for len(wants) > 1 {
+	for len(wants) > 0 {
 		batch := wants[:min(len(wants), maxPatterns)]
 		wants = wants[len(batch):]
-		list := []byte("[")
-		for i, w := range batch {
-			if i > 0 {
-				list = append(list, ',')
+		o := a.target(&obj{}, true)
+		if len(batch) == 1 {
+			o.str("pattern", batch[0].pattern)
+		} else {
+			list := []byte("[")
+			for i, w := range batch {
+				if i > 0 {
+					list = append(list, ',')
+				}
+				list = appendString(list, w.pattern)
 			}
-			list = appendString(list, w.pattern)
+			o.raw("patterns", append(list, ']'))
 		}
-		o := (&obj{}).str("result", a.id).raw("patterns", append(list, ']'))
 		if len(batch) > 5 {
 			o.int("max_matches", 100)
 		}
@@ -697,27 +898,20 @@ func (a *agent) locateMany(ctx context.Context) error {
 			return err
 		}
 		a.r.Finds++
-		var got struct {
-			Matches []struct {
-				Line int    `json:"line"`
-				Text string `json:"text"`
-				Cut  bool   `json:"cut"`
-			} `json:"matches"`
-			Truncated bool `json:"truncated"`
+		got, err := a.found(ans.Text)
+		if err != nil {
+			return err
 		}
-		if err := json.Unmarshal(ans.Structured, &got); err != nil {
-			return fmt.Errorf("find: %w", err)
-		}
-		if got.Truncated {
+		if got.more > 0 {
 			continue // which pattern the withheld lines hold is unknown
 		}
 		for _, w := range batch {
 			var at []int
 			cut := false
-			for _, m := range got.Matches {
-				if bytes.Contains([]byte(m.Text), []byte(w.pattern)) {
-					at = append(at, m.Line)
-					cut = m.Cut
+			for _, m := range got.matches {
+				if strings.Contains(strings.TrimSuffix(m.text, "…"), w.pattern) {
+					at = append(at, m.line)
+					cut = m.cut
 				}
 			}
 			switch {
@@ -737,47 +931,9 @@ func (a *agent) locateMany(ctx context.Context) error {
 	return nil
 }
 
-// wholeIsCheaper reports whether writing the whole new text costs the write
-// agent less than a splice would: only when the preview showed it the whole
-// old file (it knows every line without a lookup), and the text argument is
-// no longer than the edits' literal text, their framing and the finds that
-// would locate them.
-func (a *agent) wholeIsCheaper() bool {
-	for i := range a.oldLines {
-		if !a.seen[i+1] {
-			return false
-		}
-	}
-	estimate := 0
-	for _, h := range a.j.hunks {
-		if h.NewCount > 0 {
-			estimate += escapedLen(join(a.newLines[h.NewStart-1 : h.NewStart-1+h.NewCount]))
-		}
-		estimate += 32 // {"lines":[f,l],"text":} and a comma
-		if !(h.OldCount == 0 && (h.OldStart == 0 || h.OldStart == len(a.oldLines))) {
-			estimate += 64 // a find's share
-		}
-	}
-	return len(a.textArgs()) <= estimate+len(`{"splice":{"result":"r1","edits":[]}}`)
-}
-
-func (a *agent) textArgs() []byte {
-	return (&obj{}).str("path", a.j.newPath).str("text", string(a.j.new)).str("base", a.id).bytes()
-}
-
-// writeText writes the whole new text over the inspected file.
-func (a *agent) writeText(ctx context.Context) error {
-	ans, err := a.call(ctx, partWrite, "write_file", a.textArgs())
-	if err != nil {
-		return err
-	}
-	a.r.LiteralBytes += int64(escapedLen(a.j.new))
-	return a.checkWritten(ans)
-}
-
 // writeSplice writes the new version with write_file's splice: the path
-// and base default to the inspected file's, but for a renamed file, whose
-// new path is given (and which is then a new file, without a base).
+// and base default to the spliced result's file, but for a renamed file,
+// whose new path is given (and which is then a new file, without a base).
 func (a *agent) writeSplice(ctx context.Context, edits [][]byte) error {
 	splice := (&obj{}).str("result", a.id).raw("edits", append(append([]byte("["), bytes.Join(edits, []byte(","))...), ']')).bytes()
 	o := &obj{}
@@ -791,20 +947,15 @@ func (a *agent) writeSplice(ctx context.Context, edits [][]byte) error {
 	return a.checkWritten(ans)
 }
 
-// checkWritten checks write_file's answer and the file on disk against the
-// commit's version, byte for byte and by digest.
+// wroteLine matches the first line of write_file's text (SPEC section 9).
+var wroteLine = regexp.MustCompile(`^wrote (.*): ([0-9]+) bytes, [0-9]+ lines, sha256=([0-9a-f]{12}) result=(r[0-9]+|null) base=(r[0-9]+|none)\n`)
+
+// checkWritten checks write_file's answer, as the model reads it, and the
+// file on disk against the commit's version, byte for byte and by digest.
 func (a *agent) checkWritten(ans *answer) error {
-	var got struct {
-		Path   string  `json:"path"`
-		Bytes  int     `json:"bytes"`
-		SHA256 string  `json:"sha256"`
-		Base   *string `json:"base"`
-		Result struct {
-			SHA256 string `json:"sha256"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(ans.Structured, &got); err != nil {
-		return fmt.Errorf("write_file: %w", err)
+	m := wroteLine.FindStringSubmatch(ans.Text)
+	if m == nil {
+		return fmt.Errorf("write_file: unexpected answer %q", ans.Text)
 	}
 	disk, err := os.ReadFile(filepath.Join(a.root, filepath.FromSlash(a.j.newPath)))
 	if err != nil {
@@ -814,9 +965,9 @@ func (a *agent) checkWritten(ans *answer) error {
 	switch {
 	case !bytes.Equal(disk, a.j.new):
 		return fmt.Errorf("write_file: the file on disk (%d bytes) differs from the commit's file (%d bytes)", len(disk), len(a.j.new))
-	case got.SHA256 != want || got.Result.SHA256 != want || hexSum(disk) != want:
-		return fmt.Errorf("write_file: sha256 %.12s, want %.12s", got.SHA256, want)
-	case got.Path != a.j.newPath || got.Bytes != len(a.j.new):
+	case m[3] != want[:12] || hexSum(disk) != want:
+		return fmt.Errorf("write_file: sha256 %s, want %.12s", m[3], want)
+	case m[1] != a.j.newPath || m[2] != strconv.Itoa(len(a.j.new)):
 		return fmt.Errorf("write_file: %s", ans.Text)
 	}
 	a.r.Preserved = true

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -38,6 +39,10 @@ type Options struct {
 	// Agent is the agent that plays the model: AgentSplice (the default,
 	// "") or AgentWrite, which runs the server with --steps model --write.
 	Agent string
+	// Answers is AgentWrite's --answers: "text" (the default, "") or
+	// "full", where the model reads a success's structured content as
+	// JSON, as Claude Code and VS Code show it (SPEC section 1).
+	Answers string
 	// Progress, when not nil, gets one line per commit.
 	Progress io.Writer
 }
@@ -45,9 +50,17 @@ type Options struct {
 // agent returns the agent's name and the server flags it needs.
 func (o Options) agent() (string, []string) {
 	if o.Agent == AgentWrite {
-		return AgentWrite, []string{"--steps", "model", "--answers", "full", "--write"}
+		return AgentWrite, []string{"--steps", "model", "--answers", o.answers(), "--write"}
 	}
 	return AgentSplice, nil
+}
+
+// answers is AgentWrite's --answers.
+func (o Options) answers() string {
+	if o.Answers == "" {
+		return "text"
+	}
+	return o.Answers
 }
 
 // Cost is what one strategy costs on one file: bytes the model reads and
@@ -74,6 +87,7 @@ type FileResult struct {
 	AmbiguousFinds int `json:"ambiguous_finds"`
 	Lookups        int `json:"lookups"`
 	Steps          int `json:"steps"`
+	Calls          int `json:"calls"` // every call the model makes, begin_step included
 	Retries        int `json:"retries"`
 	// ComposedLines and ComposedBytes are the added lines referenced from
 	// the old file instead of retyped; LiteralBytes the escaped literal text
@@ -118,6 +132,7 @@ type CommitInfo struct {
 type Report struct {
 	Repo    string       `json:"repo"`
 	Agent   string       `json:"agent"`
+	Answers string       `json:"answers,omitempty"` // AgentWrite's --answers
 	Commits []CommitInfo `json:"commits"`
 	Files   []FileResult `json:"files"`
 }
@@ -132,11 +147,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Agent != "" && opts.Agent != AgentSplice && opts.Agent != AgentWrite {
 		return nil, fmt.Errorf("agent %q is not %s or %s", opts.Agent, AgentSplice, AgentWrite)
 	}
+	if a := opts.answers(); a != "text" && a != "full" {
+		return nil, fmt.Errorf("answers %q is not text or full", a)
+	}
 	if _, err := git(ctx, opts.Repo, "rev-parse", "--git-dir"); err != nil {
 		return nil, err
 	}
 	kind, _ := opts.agent()
 	rep := &Report{Repo: opts.Repo, Agent: kind}
+	if kind == AgentWrite {
+		rep.Answers = opts.answers()
+	}
 	commits, err := listCommits(ctx, opts.Repo, opts.Commits)
 	if err != nil {
 		return nil, err
@@ -337,6 +358,7 @@ func replay(ctx context.Context, opts Options, jobs []*job) ([]FileResult, error
 			if s, err = startSession(ctx, opts.Server, root, append(append([]string{}, opts.ServerFlags...), flags...)); err != nil {
 				return files, err
 			}
+			s.structuredSeen = slices.Contains(flags, "full")
 			used, stored = 0, 0
 		}
 		used, stored = used+size, stored+2

@@ -168,9 +168,10 @@ func TestRunNotARepository(t *testing.T) {
 }
 
 // TestRunWriteAgent replays the fixture's history as a stock client does
-// (--steps model --write): the file on disk is the commit's after each
-// write_file, begin_step is the model's and counted, and a find of several
-// patterns locates the hunks of one file at once.
+// (--steps model --write, SPEC v4): the file on disk is the commit's after
+// each write_file, begin_step is the model's and counted, the model never
+// inspects (a find over the file's path names its result), and a find of
+// several patterns locates the hunks of one file at once.
 func TestRunWriteAgent(t *testing.T) {
 	t.Parallel()
 	rep, err := Run(t.Context(), Options{Repo: repo, Server: []string{binary}, MaxFileBytes: 64 << 10, Agent: AgentWrite})
@@ -183,6 +184,7 @@ func TestRunWriteAgent(t *testing.T) {
 		assert.True(t, f.Preserved, "%s: %s", f.Path, f.Error)
 		assert.Equal(t, Cost{Read: int64(len("step 2")), Generated: 2}, f.LoomParts[partStep], "%s: the model's begin_step", f.Path)
 		assert.NotContains(t, f.LoomParts, partExpand, f.Path)
+		assert.NotContains(t, f.LoomParts, partInspect, f.Path)
 		assert.Contains(t, f.LoomParts, partWrite, f.Path)
 	}
 
@@ -192,8 +194,9 @@ func TestRunWriteAgent(t *testing.T) {
 		assert.Equal(t, compactLen(t, map[string]any{"splice": map[string]any{"result": "r1",
 			"edits": []any{map[string]any{"lines": []int{40, 41}, "text": newText}}}}), f.LoomParts[partWrite].Generated,
 			"the path and base default to the inspected file's")
-		assert.Equal(t, compactLen(t, map[string]any{"result": "r1", "pattern": "func step40(x int) int { return x + 40 }"}), f.LoomParts[partFind].Generated,
-			"one hunk: a find of one pattern")
+		assert.Equal(t, compactLen(t, map[string]any{"paths": []string{"mid.go"}, "pattern": "func step40(x int) int { return x + 40 }"}),
+			f.LoomParts[partFind].Generated, "one hunk: a find of one pattern, over the path")
+		assert.Equal(t, 4, f.Calls, "begin_step, find, get_lines, write_file")
 	})
 	t.Run("insertion at the top and an edit", func(t *testing.T) {
 		f := rep.Files[7]
@@ -238,6 +241,39 @@ func TestWriteAgentPatterns(t *testing.T) {
 	require.True(t, f.Preserved, f.Error)
 	assert.Equal(t, 1, f.Finds)
 	assert.Equal(t, 0, f.OracleHunks)
-	assert.Equal(t, compactLen(t, map[string]any{"result": "r1", "patterns": []string{
+	assert.Equal(t, compactLen(t, map[string]any{"paths": []string{"f.go"}, "patterns": []string{
 		"value020 := compute(20, input)", "value070 := compute(70, input)"}}), f.LoomParts[partFind].Generated)
+	assert.Equal(t, int64(len("r1 f.go:\n20: \tvalue020 := compute(20, input)\n70: \tvalue070 := compute(70, input)\n")), f.LoomParts[partFind].Read,
+		"the model reads the file's header line and its two matches")
+}
+
+// TestWriteAgentAnswers: with --answers full the model reads each success's
+// structured content as JSON (as Claude Code shows it), with text the text
+// alone; the same calls either way.
+func TestWriteAgentAnswers(t *testing.T) {
+	t.Parallel()
+	var old, neu strings.Builder
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&old, "line %02d of the file\n", i)
+		if i == 30 {
+			fmt.Fprintf(&neu, "line %02d changed\n", i)
+			continue
+		}
+		fmt.Fprintf(&neu, "line %02d of the file\n", i)
+	}
+	run := func(answers string) FileResult {
+		j := &job{commit: "c", oldPath: "f.txt", newPath: "f.txt", old: []byte(old.String()), new: []byte(neu.String()),
+			hunks: []hunk{{OldStart: 30, OldCount: 1, NewStart: 30, NewCount: 1}}}
+		files, err := replay(t.Context(), Options{Server: []string{binary}, Agent: AgentWrite, Answers: answers}, []*job{j})
+		require.NoError(t, err)
+		require.Len(t, files, 1)
+		require.True(t, files[0].Preserved, files[0].Error)
+		return files[0]
+	}
+	text, full := run("text"), run("full")
+	assert.Equal(t, text.Calls, full.Calls)
+	assert.Equal(t, text.Loom.Generated, full.Loom.Generated)
+	assert.Equal(t, int64(len("r1 f.txt:\n30: line 30 of the file\n")), text.LoomParts[partFind].Read)
+	assert.Greater(t, full.LoomParts[partFind].Read, 3*text.LoomParts[partFind].Read, "find's JSON: the digest, the budget, the match's members")
+	assert.Greater(t, full.LoomParts[partWrite].Read, text.LoomParts[partWrite].Read)
 }

@@ -70,6 +70,7 @@ type Failure struct {
 type Summary struct {
 	Repo          string   `json:"repo"`
 	Agent         string   `json:"agent"`
+	Answers       string   `json:"answers,omitempty"`
 	Commits       int      `json:"commits"`
 	CommitHashes  []string `json:"commit_hashes"`
 	Files         int      `json:"files"`
@@ -81,6 +82,7 @@ type Summary struct {
 	Lookups       int      `json:"lookups"`
 	Steps         int      `json:"steps"`
 	Retries       int      `json:"retries"`
+	Calls         int      `json:"calls"`
 	ComposedLines int      `json:"composed_lines"`
 	ComposedBytes int64    `json:"composed_bytes"`
 	// LiteralBytes is the escaped literal text in the loom edits; the rest
@@ -94,6 +96,7 @@ type Summary struct {
 	FilesOver4K                int     `json:"files_over_4k"`
 	ReadVsWholeMedianOver4K    float64 `json:"read_vs_whole_median_over_4k"`
 	ContextVsStrReplaceTotal   float64 `json:"context_vs_str_replace_total"`
+	CallsPerFile               float64 `json:"calls_per_file"`
 
 	Totals     map[string]Cost          `json:"totals"`
 	Strategies map[string]StrategyStats `json:"strategies"`
@@ -109,7 +112,7 @@ type Summary struct {
 // Summary aggregates the report.
 func (rep *Report) Summary() Summary {
 	s := Summary{
-		Repo: rep.Repo, Agent: rep.Agent, Commits: len(rep.Commits), CommitHashes: []string{}, Files: len(rep.Files),
+		Repo: rep.Repo, Agent: rep.Agent, Answers: rep.Answers, Commits: len(rep.Commits), CommitHashes: []string{}, Files: len(rep.Files),
 		Totals: map[string]Cost{}, Strategies: map[string]StrategyStats{}, LoomParts: map[string]Cost{},
 		Skipped: map[string]int{}, Failures: []Failure{},
 	}
@@ -133,6 +136,7 @@ func (rep *Report) Summary() Summary {
 		s.Ambiguous += f.AmbiguousFinds
 		s.Lookups += f.Lookups
 		s.Steps += f.Steps
+		s.Calls += f.Calls
 		s.Retries += f.Retries
 		s.ComposedLines += f.ComposedLines
 		s.ComposedBytes += f.ComposedBytes
@@ -174,6 +178,7 @@ func (rep *Report) Summary() Summary {
 	s.FilesOver4K = len(readVsWhole)
 	s.ReadVsWholeMedianOver4K = median(readVsWhole)
 	s.ContextVsStrReplaceTotal = ratio(s.Totals[Loom].context(), s.Totals[StrReplace].context())
+	s.CallsPerFile = ratio(int64(s.Calls), int64(s.Files))
 	s.Targets = []Target{
 		target("preservation", s.PreservationRate, ">=", 1, s.Files),
 		target("git_position_hunks", s.OracleRate, "<", 0.02, s.Hunks),
@@ -250,10 +255,14 @@ func (s Summary) WriteTable(w io.Writer) error {
 	if n := len(s.CommitHashes); n > 0 {
 		span = fmt.Sprintf(" (%.10s..%.10s)", s.CommitHashes[0], s.CommitHashes[n-1])
 	}
-	fmt.Fprintf(&b, "bench-edits %s, agent %s: %d commits%s, %d files, %d preserved (%.1f%%)\n",
-		s.Repo, s.Agent, s.Commits, span, s.Files, s.Preserved, 100*s.PreservationRate)
-	fmt.Fprintf(&b, "hunks %d: git's position for %d (%.2f%%); finds %d (%d ambiguous), lookups %d, steps %d, retries %d\n",
-		s.Hunks, s.OracleHunks, 100*s.OracleRate, s.Finds, s.Ambiguous, s.Lookups, s.Steps, s.Retries)
+	answers := ""
+	if s.Answers != "" {
+		answers = " (--answers " + s.Answers + ")"
+	}
+	fmt.Fprintf(&b, "bench-edits %s, agent %s%s: %d commits%s, %d files, %d preserved (%.1f%%)\n",
+		s.Repo, s.Agent, answers, s.Commits, span, s.Files, s.Preserved, 100*s.PreservationRate)
+	fmt.Fprintf(&b, "hunks %d: git's position for %d (%.2f%%); finds %d (%d ambiguous), lookups %d, steps %d, retries %d; %d calls (%.2f a file)\n",
+		s.Hunks, s.OracleHunks, 100*s.OracleRate, s.Finds, s.Ambiguous, s.Lookups, s.Steps, s.Retries, s.Calls, s.CallsPerFile)
 	fmt.Fprintf(&b, "moved or copied code: %d added lines (%d bytes) referenced instead of retyped\n\n", s.ComposedLines, s.ComposedBytes)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)

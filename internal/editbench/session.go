@@ -23,6 +23,10 @@ type session struct {
 	// broken is set when a call failed in the transport: the session is
 	// replaced before the next file.
 	broken bool
+	// structuredSeen says that the model is shown a success's structured
+	// content, as JSON, instead of its text: what Claude Code and VS Code
+	// do whenever an answer has one (SPEC section 1).
+	structuredSeen bool
 }
 
 // An answer is a tool result as the agent's client sees it.
@@ -33,6 +37,9 @@ type answer struct {
 	Code string
 	// Structured is the structured content as JSON.
 	Structured json.RawMessage
+	// Seen is what the model reads of the answer: the text, or a
+	// success's structured content as JSON when the client shows that.
+	Seen int64
 }
 
 // startSession starts server (a command; --root root and extra are
@@ -96,6 +103,10 @@ func (s *session) call(ctx context.Context, tool string, args []byte) (*answer, 
 		}
 	}
 	a.Text = text.String()
+	a.Seen = int64(len(a.Text))
+	if s.structuredSeen && !res.IsError && len(a.Structured) > 0 {
+		a.Seen = int64(len(a.Structured))
+	}
 	var common struct {
 		Error *struct {
 			Code string `json:"code"`
@@ -114,6 +125,8 @@ func (s *session) call(ctx context.Context, tool string, args []byte) (*answer, 
 		a.Code = "unknown"
 		if common.Error != nil {
 			a.Code = common.Error.Code
+		} else if code, _, ok := strings.Cut(strings.TrimPrefix(a.Text, "error "), ":"); ok && strings.HasPrefix(a.Text, "error ") {
+			a.Code = code // --answers text: "error <code>: <message>"
 		}
 	}
 	return a, nil
@@ -129,6 +142,9 @@ func (s *session) beginStep(ctx context.Context) (*answer, error) {
 	}
 	if a.Code != "" {
 		return nil, fmt.Errorf("begin_step: %s", a.Text)
+	}
+	if len(a.Structured) == 0 {
+		return a, nil // --answers text: the model reads "step N"; the limits are the defaults
 	}
 	var got struct {
 		Step   int64            `json:"step"`

@@ -50,6 +50,11 @@ type Config struct {
 	HTTPSessions []int
 	HTTPLookups  int
 	HTTPBytes    int
+	// Repo is this repository's directory, for the paths phase's row on
+	// it ("" skips that row); TreeFiles and TreeBytes the generated tree's
+	// files and bytes.
+	Repo                 string
+	TreeFiles, TreeBytes int
 	// Progress receives one line per round; nil for none.
 	Progress io.Writer
 }
@@ -62,10 +67,11 @@ const (
 	PhaseFind   = "find"   // find against grep
 	PhaseHTTP   = "http"   // HTTP lookups/s against the replay handler
 	PhaseCold   = "cold"   // fresh servers: start, inspect, first pointer, re-inspect, peak RSS
+	PhasePaths  = "paths"  // find over paths against grep -rn, the listing against git ls-files
 )
 
 // AllPhases are the phases in the order they run.
-var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhaseHTTP, PhaseCold}
+var AllPhases = []string{PhaseWarm, PhaseReplay, PhaseFind, PhasePaths, PhaseHTTP, PhaseCold}
 
 // DefaultConfig returns the sizes of the issue: a 16 MiB file (and 1 and 4
 // MiB ones), a 5 MiB file, a 16 MiB JSON document, a 64 MiB store (the
@@ -82,6 +88,8 @@ func DefaultConfig() Config {
 		HTTPSessions: []int{1, 8, 32},
 		HTTPLookups:  3000,
 		HTTPBytes:    1 << 20,
+		TreeFiles:    10_000,
+		TreeBytes:    100 << 20,
 	}
 }
 
@@ -94,6 +102,7 @@ func SmallConfig() Config {
 	cfg.TextBytes, cfg.JSONBytes, cfg.FindBytes = 256<<10, 1<<20, 1<<20
 	cfg.StoreBytes = 4 << 20
 	cfg.HTTPSessions, cfg.HTTPLookups, cfg.HTTPBytes = []int{1, 4}, 200, 64<<10
+	cfg.TreeFiles, cfg.TreeBytes = 500, 2<<20
 	return cfg
 }
 
@@ -161,6 +170,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{PhaseWarm, r.warmPhase},
 		{PhaseReplay, r.replayPhase},
 		{PhaseFind, r.findPhase},
+		{PhasePaths, r.pathsPhase},
 		{PhaseHTTP, r.httpPhase},
 		{PhaseCold, r.coldPhase},
 	}
@@ -269,6 +279,7 @@ func (r *runner) defineRows() {
 		}})
 	}
 	r.defineLimitRows(add)
+	r.definePathsRows(add)
 	if r.cfg.FSServer == nil && (r.cfg.runs(PhaseWarm) || r.cfg.runs(PhaseCold)) {
 		for _, k := range []string{"tailfs", "midfs", "midbytes", "ready"} {
 			if row := r.rows[k]; row != nil {

@@ -179,13 +179,14 @@ func TestEncodeConformanceScripts(t *testing.T) {
 			cfg.Register(fs)
 			policy := fs.String("context", string(briefing.Legacy), "")
 			steps := fs.String("steps", string(limits.ClientSteps), "")
+			answers := fs.String("answers", "", "")
 			write := fs.Bool("write", false, "")
 			root := fs.String("root", dir, "") // relative to the workspace, as replay runs the server in it
 			require.NoError(t, fs.Parse(sc.flags))
 			if !filepath.IsAbs(*root) {
 				*root = filepath.Join(dir, *root)
 			}
-			tw := newTwin(t, server.Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), Write: *write}, *root)
+			tw := newTwin(t, server.Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), Answers: server.Answers(*answers), Write: *write}, *root)
 			for _, line := range sc.client {
 				tw.exchange(bytes.ReplaceAll(line, []byte("$ROOT"), []byte(dir)))
 			}

@@ -333,7 +333,16 @@ func stringValue(body []byte, v span) (string, bool) {
 //
 // A panic in the tool or in mcp-go is recovered (recoverCall): the answer
 // is JSON-RPC -32603, and the briefing goes on serving.
+//
+// Each message runs under a context of its own, which Stop cancels, and
+// counts as in flight until it returns (Wait); after Stop, handle answers
+// without running anything (refused).
 func (tr *Transport) handle(ctx context.Context, m inbound) (resp mcp.JSONRPCMessage) {
+	ctx, end, ok := tr.calls.begin(ctx)
+	if !ok {
+		return refused(m)
+	}
+	defer end()
 	defer tr.recoverCall(&m, &resp)
 	return withRequestID(tr.answer(ctx, m), m.id)
 }

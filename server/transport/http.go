@@ -162,9 +162,12 @@ func listenAddr(addr string, bound net.Addr) string {
 
 // ListenAndServeHTTP serves Streamable HTTP at http://opts.Addr/mcp until ctx is
 // done, one briefing per MCP session (SPEC section 2). It logs the URL it
-// serves to opts.Log. When ctx is done it stops accepting connections, lets
-// in-flight requests finish for up to 1.5 s, ends every session, freeing
-// its briefing, and returns nil.
+// serves to opts.Log. When ctx is done it stops taking messages and
+// cancels those in flight (Stop), stops accepting connections, lets
+// in-flight requests finish and send their answers for up to 1.5 s, ends
+// every session, freeing its briefing once its requests have returned,
+// and returns nil. A call still running then (a long write) goes on
+// without its connection: Wait waits for it.
 func (tr *Transport) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error {
 	if err := CheckHTTPAddr(opts.Addr, opts.Token); err != nil {
 		return err
@@ -194,6 +197,7 @@ func (tr *Transport) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) e
 		return fmt.Errorf("--http: %w", err)
 	case <-ctx.Done():
 	}
+	tr.Stop()
 	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(grace); err != nil {

@@ -18,6 +18,8 @@ import (
 // is read, so at the end of input every request read has been answered. A
 // message over --max-message-bytes, counted without its final "\n" or
 // "\r\n", is answered with JSON-RPC -32600 and id null, and serving goes on.
+// After Stop, a message read is answered with -32000 (refused). When ctx
+// is done, it returns once the message being handled is answered.
 func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
 	if err := tr.cfg.MCP.RegisterSession(ctx, sess); err != nil {

@@ -45,7 +45,10 @@ type Session interface {
 // HTTP (ListenAndServeHTTP). It reads every message once (readMessage),
 // runs plain tool calls itself and hands every other message to mcp-go,
 // and encodes the answers (appendMessage).
-type Transport struct{ cfg Config }
+type Transport struct {
+	cfg   Config
+	calls *calls // the messages being handled, for Stop and Wait
+}
 
 // New returns a transport of cfg.
-func New(cfg Config) *Transport { return &Transport{cfg: cfg} }
+func New(cfg Config) *Transport { return &Transport{cfg: cfg, calls: newCalls()} }
