@@ -315,7 +315,7 @@ function verify(r) {
       r.sent.map((s) => [s.defs.length, s.deferred]), r.sent.map(() => [8, 0]));
   }
   const steps = ["(prompt)", ...conversationSteps(loop.at(-1)?.body)];
-  table(`What each request sent the model of loom-results (bytes; SPEC 2 measure of the server's listing: ` +
+  table(`What each request sent the model of loom-results (bytes; the server's listing by SPEC 2's measure, as JSON.stringify writes it: ` +
     `${measure.defs} definitions + ${measure.instructions} instructions = ${measure.total})`,
   ["request after", "definitions", "def bytes", "names-only bytes", "instructions", "total"],
   r.sent.map((s, i) => [`${i + 1} ${steps[i] ?? "?"}`, s.defs.length ? `${s.defs.length}${s.deferred ? " (loaded)" : ""}` : 0, s.defBytes,

@@ -390,7 +390,7 @@ function verify(r) {
   }
   const steps = ["(prompt)", ...calls.map((c) => c.tool)];
   if (r.mode === "code") steps.splice(1, 0, "exec: list tools");
-  table(`What each request sent the model of loom-results (bytes; SPEC 2 measure of the server's listing: ` +
+  table(`What each request sent the model of loom-results (bytes; the server's listing by SPEC 2's measure, as JSON.stringify writes it: ` +
     `${measure.defs} definitions + ${measure.instructions} instructions = ${measure.total})`,
   ["request after", "definitions", "def bytes", "listing in history", "instructions", "total"],
   r.sent.map((s, i) => [`${i + 1} ${steps[i] ?? "?"}`, s.defs, s.defBytes,
