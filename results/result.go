@@ -121,7 +121,15 @@ type Text struct {
 	JSON jsontape.Type
 	// Index is the JSON index of the result when JSON is set, else nil.
 	Index *jsontape.Index
+	// CRLF says that the text is CRLF as SPEC section 5.2 defines it:
+	// at least one line ending, and every one "\r\n". A splice of it
+	// writes a new line's "\n" as "\r\n", and its header says crlf.
+	CRLF bool
 }
+
+// FinalNewline reports whether the text is empty or ends with '\n'; the
+// header of one that does not says "no final newline" (SPEC section 3).
+func (t *Text) FinalNewline() bool { return selectors.FinalNewline(t.Data) }
 
 // Hex returns the full lowercase hex digest.
 func (t *Text) Hex() string { return hex.EncodeToString(t.Sum[:]) }

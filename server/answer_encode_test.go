@@ -235,7 +235,7 @@ func TestEncodedShapes(t *testing.T) {
 			"Next *int64 next; Budget *limits.Snapshot budget,omitempty; Text string -"},
 		{results.Descriptor{}, "ID *string id; SHA256 string sha256; Bytes int64 bytes; Lines int64 lines; Complete bool complete; " +
 			"Source results.Source source; JSON *string json; Preview *string preview,omitempty; PreviewComplete *bool preview_complete,omitempty; " +
-			"Reused *bool reused,omitempty; Retained bool retained; Reason string reason,omitempty"},
+			"Reused *bool reused,omitempty; Retained bool retained; Reason string reason,omitempty; NoFinalNewline bool -; CRLF bool -"},
 		{results.Source{}, "Kind string kind; At *string at,omitempty; Path *string path,omitempty; Label *string label,omitempty; " +
 			"ExitCode *int64 exit_code,omitempty; TimedOut *bool timed_out,omitempty; DroppedBytes int64 dropped_bytes,omitempty"},
 		{limits.Snapshot{}, "Step int64 step; LookupsUsed int64 lookups_used; LookupsLeft int64 lookups_left; BytesUsed int64 bytes_used; " +

@@ -104,16 +104,17 @@ var outputDefs = map[string]string{
 
 // errorDef is the error object of SPEC section 8: a stable code, a message
 // and the details that apply, under the names the SPEC gives them (those of
-// section 8, and path, size and sha256 for write_file's conflict, where size
-// and sha256 may be null).
+// section 8, fits for the size errors of get_lines and get_range, and path,
+// size, sha256, current and diff for write_file's conflict, where each may
+// be null but path).
 func errorDef() string {
 	return `{"type":"object","properties":{` +
 		`"code":{"enum":` + string(marshal(errcode.Codes)) + `},` +
 		`"message":{"type":"string"},` +
 		`"offset":{"type":"integer"},"before":{"type":"integer"},"after":{"type":"integer"},` +
 		`"lines":{"type":"integer"},"size":{"type":["integer","null"]},"limit":{"type":"integer"},` +
-		`"bytes_left":{"type":"integer"},"at":{"type":"string"},"cause":{"$ref":"#/$defs/error"},` +
-		`"path":{"type":"string"},"sha256":{"type":["string","null"]}},` +
+		`"bytes_left":{"type":"integer"},"fits":{"type":["integer","null"]},"at":{"type":"string"},"cause":{"$ref":"#/$defs/error"},` +
+		`"path":{"type":"string"},"sha256":{"type":["string","null"]},"current":{"type":["string","null"]},"diff":{"type":["string","null"]}},` +
 		`"required":["code","message"],"additionalProperties":false}`
 }
 

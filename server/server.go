@@ -108,7 +108,7 @@ func instructions(cfg ToolConfig) string {
 	if cfg.Write {
 		s += "3. write_file writes an edit of a result you inspected: splice line edits into it ({\"result\", \"edits\"}), or " +
 			"compose the new text from stored selections and new text; unchanged text is never generated again. It checks the " +
-			"file is still what you read (conflict otherwise: inspect it again), writes atomically, answers with the diff " +
+			"file is still what you read (a conflict otherwise, which retains the file's current text as a result to redo the edit on), writes atomically, answers with the diff " +
 			"and a new result ID for the next edit.\n"
 	} else {
 		s += "3. expand_edit turns $compose and $splice nodes in a write action's arguments into file contents, so unchanged " +

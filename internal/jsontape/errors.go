@@ -62,7 +62,7 @@ func syntaxError(data []byte, off int, why reason) *errcode.Error {
 	case why == errDepth:
 		msg = fmt.Sprintf("nesting deeper than %d arrays and objects at offset %d", MaxDepth, off)
 	case off >= len(data) && len(data) == 0:
-		msg = "empty document: " + expected[errValue]
+		msg = "empty document (end of input at offset 0): " + expected[errValue]
 	case off >= len(data):
 		msg = fmt.Sprintf("unexpected end of input at offset %d: %s", off, expected[why])
 	case why == errControl:

@@ -181,7 +181,7 @@ func TestValidateMessages(t *testing.T) {
 		in   string
 		want string
 	}{
-		{``, "empty document: expected a JSON value (object, array, string, number, true, false or null)"},
+		{``, "empty document (end of input at offset 0): expected a JSON value (object, array, string, number, true, false or null)"},
 		{`[1,]`, `invalid character ']' at offset 3: expected a value after ','; trailing commas are not allowed`},
 		{`{"a":1}x`, `invalid character 'x' at offset 7: expected the end of input after the top-level value`},
 		{`01`, `invalid character '1' at offset 1: a number's integer part has no leading zero (write 0, or start with 1-9)`},
