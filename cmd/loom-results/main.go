@@ -26,12 +26,19 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// After the first signal, a second one ends the process at once, as
-	// the signal's default action does, without waiting for calls in
-	// flight.
-	context.AfterFunc(ctx, stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		// After the first signal, a second one ends the process at once,
+		// as the signal's default action does, without waiting for calls
+		// in flight: the default is back before the shutdown starts (and
+		// says so on stderr), not at some later moment.
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		cancel()
+	}()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	var usage usageError
 	switch {
