@@ -78,16 +78,17 @@ type node struct {
 // all or nothing: the first node or part that does not resolve fails the
 // call with unresolved_edit and refuses the step. Each expansion is retained
 // as a result of source kind edit.
-func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
-	ix, err := jsontape.Build(args, jsontape.Options{AllowInvalidUTF8: true})
-	if err != nil {
-		return nil, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", err.Msg)
-	}
-	root := ix.Root()
+//
+// args is a value of an index already built (the tool call's message's,
+// with raw invalid UTF-8 allowed), read where it is: an edit's arguments
+// may be megabytes, and are never scanned again.
+func (b *Briefing) ExpandEdit(args jsontape.Sub) (*Expanded, *errcode.Error) {
+	ix, root := args.Index, args.Node
 	if ix.Kind(root) != jsontape.Object {
 		return nil, errcode.New(errcode.InvalidArgument, "arguments must be a JSON object, not %s", ix.Kind(root))
 	}
-	e := &expander{b: b, ix: ix, data: args}
+	e := newExpander(b, args)
+	var err *errcode.Error
 	// Raw invalid UTF-8 outside the nodes makes the arguments themselves
 	// malformed: an argument check, which comes before any node resolves
 	// (SPEC section 4's order) and so refuses nothing.
@@ -185,8 +186,16 @@ type NodeID = jsontape.Node
 type expander struct {
 	b     *Briefing
 	ix    *jsontape.Index
-	data  []byte
+	root  NodeID
+	data  []byte // the root's bytes
+	base  int    // the root's offset in the index's document, where spans count from
 	nodes []node
+}
+
+// newExpander returns the expander of the value args.
+func newExpander(b *Briefing, args jsontape.Sub) *expander {
+	start, _ := args.Index.Span(args.Node)
+	return &expander{b: b, ix: args.Index, root: args.Node, data: args.Bytes(), base: start}
 }
 
 // walk visits value n at pointer at in document order. With resolve, it
@@ -444,8 +453,7 @@ func (e *expander) integer(v NodeID) (int64, bool) {
 	if e.ix.Kind(v) != jsontape.Number {
 		return 0, false
 	}
-	s, end := e.ix.Span(v)
-	return jsontape.Integer(string(e.data[s:end]))
+	return jsontape.Integer(string(e.ix.SubOf(v).Bytes()))
 }
 
 // selectPart resolves a reference under SPEC section 4, without budget: the
@@ -484,7 +492,7 @@ func (b *Briefing) selectPart(p partRef) ([]byte, *errcode.Error) {
 func (e *expander) path(texts []*results.Text) *string {
 	var found *string
 	count := 0
-	for m, v := range e.ix.Members(e.ix.Root()) {
+	for m, v := range e.ix.Members(e.root) {
 		if m.Name != "path" {
 			continue
 		}
@@ -528,9 +536,9 @@ func (e *expander) expandedArguments(texts []*results.Text) json.RawMessage {
 	hugepage.Advise(out[:size])
 	pos := 0
 	for i, n := range e.nodes {
-		out = append(out, e.data[pos:n.span.Start]...)
+		out = append(out, e.data[pos:n.span.Start-e.base]...)
 		out = limits.AppendEscaped(out, texts[i].Data)
-		pos = n.span.End
+		pos = n.span.End - e.base
 	}
 	return append(out, e.data[pos:]...)
 }
