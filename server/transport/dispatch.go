@@ -431,20 +431,9 @@ func (tr *Transport) callTool(ctx context.Context, _ *peer, r *request) (any, *f
 			return nil, r.unparsable("name", fmt.Errorf("a tool name is a string, not %s", withArticle(k)))
 		}
 	}
-	var (
-		task      *mcp.TaskParams
-		responses mcp.InputResponses
-		state     string
-	)
-	for _, x := range []struct {
-		name string
-		v    jsontape.Sub
-		into any
-	}{{"task", r.task, &task}, {"inputResponses", r.responses, &responses}, {"requestState", r.state, &state}} {
-		if x.v.Present() {
-			if err := json.Unmarshal(x.v.Bytes(), x.into); err != nil {
-				return nil, r.unparsable(x.name, err)
-			}
+	if r.task.Present() || r.responses.Present() || r.state.Present() {
+		if f := r.callMembers(); f != nil {
+			return nil, f
 		}
 	}
 	tool := tr.tools[r.tool]
@@ -463,4 +452,27 @@ func (tr *Transport) callTool(ctx context.Context, _ *peer, r *request) (any, *f
 		return nil, &fault{mcp.INTERNAL_ERROR, fmt.Sprintf("tool '%s' handler returned no result", r.tool), nil}
 	}
 	return res, nil
+}
+
+// callMembers checks the shapes of tools/call's task, inputResponses and
+// requestState, as mcp.CallToolParams fixes them. The server runs no task
+// and asks for no input, so their values change nothing.
+func (r *request) callMembers() *fault {
+	var (
+		task      *mcp.TaskParams
+		responses mcp.InputResponses
+		state     string
+	)
+	for _, x := range []struct {
+		name string
+		v    jsontape.Sub
+		into any
+	}{{"task", r.task, &task}, {"inputResponses", r.responses, &responses}, {"requestState", r.state, &state}} {
+		if x.v.Present() {
+			if err := json.Unmarshal(x.v.Bytes(), x.into); err != nil {
+				return r.unparsable(x.name, err)
+			}
+		}
+	}
+	return nil
 }

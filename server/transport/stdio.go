@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -15,11 +16,12 @@ import (
 // ServeStdio serves one briefing over newline-delimited JSON-RPC on in and
 // out until in ends or ctx is done (SPEC section 2).
 //
-// Reading goes on while a call runs, so that a notifications/cancelled
-// is seen and acted on at once (inflight.cancel), even while the
-// briefing's other calls wait; every other message is handled one at a
-// time, in the order read, each answered before the next is handled. At
-// the end of input every request read is answered. What is read ahead is
+// Messages are handled one at a time, in the order read, each answered
+// before the next is handled; at the end of input every request read is
+// answered. Reading goes on while a call runs (from readAheadAfter into
+// it: a call that ends sooner has nothing to cancel), so that a
+// notifications/cancelled is seen and acted on at once (inflight.cancel),
+// even while the briefing's other calls wait. What is read ahead is
 // bounded (stdioConn.budget): past that, reading waits for the messages
 // read to be answered. A message over --max-message-bytes, counted
 // without its final "\n" or "\r\n", is answered with JSON-RPC -32600 and
@@ -46,7 +48,10 @@ func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 		budget:   max(tr.cfg.MaxMessageBytes, 1<<20),
 		finished: make(chan struct{}),
 	}
-	c.cond = sync.NewCond(&c.mu)
+	c.turn.L, c.room.L, c.idle.L = &c.mu, &c.mu, &c.mu
+	c.long = time.AfterFunc(time.Hour, c.longCall)
+	c.long.Stop()
+	defer c.long.Stop()
 	go c.work()
 	go c.work()
 	select {
@@ -58,34 +63,46 @@ func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	}
 }
 
-// stdioConn is the stdio session: two workers take turns at reading the
-// input, and the one that reads a message while no other is being handled
-// handles it at once, after giving up the reading to the other (so that a
-// cancellation is read while the call runs). A message read while another
-// is handled waits in the queue, handled in its turn by the worker
-// handling. A call thus runs on the goroutine that read it, with no hand-
-// off between reading and answering: the other worker's turn at reading
-// begins beside the call, not before it.
+// readAheadAfter is how long a call runs before reading goes on beside it.
+// A call that ends sooner, as a lookup does, is read, run and answered by
+// one goroutine, with no other woken: waking one for every message would
+// cost more than the lookup. A cancellation is acted on at most this late
+// into a call.
+const readAheadAfter = time.Millisecond
+
+// stdioConn is the stdio session. Two workers take turns at reading the
+// input: the one that reads a message while none is handled handles it at
+// once, and reads the next one when it is done, so that a call runs where
+// it was read, with no hand-off between reading and answering. A call
+// that runs past readAheadAfter gives the reading to the other worker
+// (longCall), which reads on beside it: a cancellation is acted on as it
+// is read, and any other message waits in the queue, handled in its turn
+// by the worker handling.
 type stdioConn struct {
 	tr   *Transport
 	r    *bufio.Reader
 	w    *stdioWriter
 	base context.Context // the session's: its state, notifier, and the calls' end
 	peer *peer
-	reqs inflight // the requests read and not yet answered
+	reqs inflight    // the requests read and not yet answered
+	long *time.Timer // longCall, armed while a message is handled
 
-	mu       sync.Mutex
-	cond     *sync.Cond // any change of what follows
-	reading  bool       // a worker is reading
-	handling bool       // a worker is handling messages
-	queue    []*stdioItem
-	held     int64 // the weight of the messages queued or being handled
-	budget   int64 // what held may reach before reading waits (at least one message is always taken)
-	readErr  error // what ended reading (io.EOF at the end of input); nil while it goes on
-	halted   bool  // ctx is done, or writing failed: no message is handled any more
-	err      error // what ServeStdio returns
-	finished chan struct{}
-	done     bool // finished is closed
+	mu        sync.Mutex
+	turn      sync.Cond // a worker may read: reading ended, readAhead set, reading ends
+	room      sync.Cond // held went down
+	idle      sync.Cond // handling ended
+	reading   bool      // a worker is reading
+	handling  bool      // a worker is handling messages
+	readAhead bool      // the message being handled runs long: read on beside it
+	gen       uint64    // counts the messages handled, for longCall
+	queue     []*stdioItem
+	held      int64 // the weight of the messages queued or being handled
+	budget    int64 // what held may reach before reading waits (at least one message is always taken)
+	readErr   error // what ended reading (io.EOF at the end of input); nil while it goes on
+	halted    bool  // ctx is done, or writing failed: no message is handled any more
+	err       error // what ServeStdio returns
+	finished  chan struct{}
+	done      bool // finished is closed
 }
 
 // stdioItem is one message read, waiting for its turn.
@@ -97,17 +114,17 @@ type stdioItem struct {
 	weight   int64
 }
 
-// work is one worker: it reads when no other worker does, and handles what
-// it read when no other worker is handling, until reading has ended and
-// every message read is answered, or the connection is halted.
+// work is one worker: it reads when it is its turn, and handles what it
+// read when no other worker is handling, until reading has ended and every
+// message read is answered, or the connection is halted.
 func (c *stdioConn) work() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for {
-		for c.reading && c.readErr == nil && !c.halted {
-			c.cond.Wait()
+		for !c.over() && (c.reading || c.handling && !c.readAhead) {
+			c.turn.Wait()
 		}
-		if c.readErr != nil || c.halted {
+		if c.over() {
 			c.finish()
 			return
 		}
@@ -122,7 +139,7 @@ func (c *stdioConn) work() {
 				c.tr.readAheadFull()
 			}
 			for c.held > 0 && c.held+it.weight > c.budget && !c.halted {
-				c.cond.Wait()
+				c.room.Wait()
 			}
 			c.held += it.weight
 			c.queue = append(c.queue, it)
@@ -130,13 +147,20 @@ func (c *stdioConn) work() {
 		c.reading = false
 		if err != nil {
 			c.readErr = err
+			c.turn.Broadcast()
 		}
-		c.cond.Broadcast() // the reading is free
-		if !c.handling {
-			c.handle()
+		if c.handling {
+			// Read beside a long call: it is handled in its turn. The
+			// other worker, handling, reads next when it is done.
+			continue
 		}
+		c.handle()
 	}
 }
+
+// over reports that the workers are done: reading ended, or the
+// connection is halted.
+func (c *stdioConn) over() bool { return c.readErr != nil || c.halted }
 
 // handle answers the queued messages in order, until none is left; c.mu
 // is held, and released while each is answered.
@@ -146,20 +170,36 @@ func (c *stdioConn) handle() {
 		it := c.queue[0]
 		c.queue[0] = nil
 		c.queue = c.queue[1:]
+		c.gen++
+		c.long.Reset(readAheadAfter)
 		c.mu.Unlock()
 		err := c.answer(it)
 		c.mu.Lock()
+		c.long.Stop()
+		c.readAhead = false
 		c.held -= it.weight
 		if err != nil && c.err == nil {
 			c.err, c.halted = err, true
+			c.turn.Broadcast()
 		}
-		c.cond.Broadcast() // room for what is read ahead, or the end of a halt
+		c.room.Broadcast()
 	}
 	if len(c.queue) == 0 {
 		c.queue = c.queue[:0:0] // the array goes with the messages it held
 	}
 	c.handling = false
-	c.cond.Broadcast()
+	c.idle.Broadcast()
+}
+
+// longCall gives the reading to the worker not handling, when the message
+// being handled runs past readAheadAfter.
+func (c *stdioConn) longCall() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.handling && !c.readAhead {
+		c.readAhead = true
+		c.turn.Broadcast()
+	}
 }
 
 // finish closes finished once reading has ended and every message read is
@@ -181,9 +221,10 @@ func (c *stdioConn) halt() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.halted = true
-	c.cond.Broadcast()
+	c.turn.Broadcast()
+	c.room.Broadcast()
 	for c.handling {
-		c.cond.Wait()
+		c.idle.Wait()
 	}
 }
 

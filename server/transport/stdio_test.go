@@ -98,3 +98,46 @@ func TestStdioReadAheadBounded(t *testing.T) {
 	require.NoError(t, <-served)
 	assert.Equal(t, in.Len(), r.read())
 }
+
+// TestStdioCancelWhileRunning: a call that runs is cancelled by a
+// notifications/cancelled read while it runs, and a call queued behind it
+// that a cancellation names starts with its context ended; both are
+// answered, in order.
+func TestStdioCancelWhileRunning(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	tr := New(Config{
+		Tools: []Tool{{Tool: mcp.NewTool("wait"), Handler: func(ctx context.Context, _ Call) (*mcp.CallToolResult, error) {
+			select {
+			case started <- struct{}{}:
+			default: // a call that starts cancelled reports nothing
+			}
+			<-ctx.Done()
+			return mcp.NewToolResultText("cancelled: " + context.Cause(ctx).Error()), nil
+		}}},
+		NewSession:      func() Session { return nopState{} },
+		MaxMessageBytes: 1 << 20,
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- tr.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	write := func(line string) {
+		_, err := io.WriteString(inW, line+"\n")
+		require.NoError(t, err)
+	}
+	write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}`)
+	<-started
+	write(`{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"wait"}}`)
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"two"}}`)
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.0}}`)
+	answers := bufio.NewScanner(outR)
+	for _, id := range []string{`1`, `"two"`} {
+		require.True(t, answers.Scan())
+		assert.Contains(t, answers.Text(), `"id":`+id+`,`)
+		assert.Contains(t, answers.Text(), "cancelled: context canceled")
+	}
+	require.NoError(t, inW.Close())
+	assert.False(t, answers.Scan())
+	require.NoError(t, <-served)
+}
