@@ -72,12 +72,12 @@ type method struct {
 	serve     func(tr *Transport, ctx context.Context, p *peer, r *request) (any, *fault)
 }
 
-// request is a request being dispatched: the message, its _meta decoded
-// (nil when absent or not an object) and its era.
+// request is a request being dispatched: the message, its era, and the
+// progress token of its _meta.
 type request struct {
 	*inbound
-	metadata *mcp.Meta
 	modern   bool
+	progress mcp.ProgressToken
 }
 
 // methods is the dispatch table: every method of MCP, those the server
@@ -199,22 +199,34 @@ func (m *inbound) notification() mcp.JSONRPCMessage {
 // io.modelcontextprotocol/protocolVersion. Such a request needs the
 // client's capabilities in _meta (-32602), and a version the server does
 // not know is refused with the versions it serves (-32022). Any other
-// request, a _meta that is not an object included, is of the initialize
-// era.
+// request, one whose _meta is not an object included, is of the initialize
+// era. The members of _meta are read from the message's index by their
+// exact names, the last of a repeated one counting, as a JSON object
+// decoded into a map reads them (mcp.Meta).
 func (r *request) readEra(versions []string) *fault {
 	if !r.meta.Present() || r.meta.Kind() != jsontape.Object {
 		return nil
 	}
-	var meta mcp.Meta
-	if json.Unmarshal(r.meta.Bytes(), &meta) != nil {
-		return nil
+	var version, caps, token jsontape.Sub
+	for member, v := range r.ix.Members(r.meta.Node) {
+		switch member.Name {
+		case mcp.MetaKeyProtocolVersion:
+			version = r.ix.SubOf(v)
+		case mcp.MetaKeyClientCapabilities:
+			caps = r.ix.SubOf(v)
+		case "progressToken":
+			token = r.ix.SubOf(v)
+		}
 	}
-	r.metadata = &meta
-	v := meta.ProtocolVersion()
+	if token.Present() {
+		json.Unmarshal(token.Bytes(), &r.progress) // any value the index took decodes
+	}
+	v := r.metaVersion(version)
 	if !mcp.IsModernProtocol(v) {
 		return nil
 	}
-	if meta.ClientCapabilities() == nil {
+	var capabilities *mcp.ClientCapabilities
+	if !caps.Present() || json.Unmarshal(caps.Bytes(), &capabilities) != nil || capabilities == nil {
 		return &fault{mcp.INVALID_PARAMS, "missing or invalid _meta field " + mcp.MetaKeyClientCapabilities, nil}
 	}
 	if !mcp.IsValidProtocolVersion(v) {
@@ -225,17 +237,28 @@ func (r *request) readEra(versions []string) *fault {
 	return nil
 }
 
+// metaVersion is the protocol version that _meta's member v names: its
+// text when it is a string, else "".
+func (m *inbound) metaVersion(v jsontape.Sub) string {
+	if !v.Present() || v.Kind() != jsontape.String {
+		return ""
+	}
+	return jsonString(v)
+}
+
 // protocolVersion is the protocol version that params._meta names under
 // io.modelcontextprotocol/protocolVersion, or "".
 func (m *inbound) protocolVersion() string {
 	if !m.meta.Present() || m.meta.Kind() != jsontape.Object {
 		return ""
 	}
-	var meta mcp.Meta
-	if json.Unmarshal(m.meta.Bytes(), &meta) != nil {
-		return ""
+	var version jsontape.Sub
+	for member, v := range m.ix.Members(m.meta.Node) {
+		if member.Name == mcp.MetaKeyProtocolVersion {
+			version = m.ix.SubOf(v)
+		}
 	}
-	return meta.ProtocolVersion()
+	return m.metaVersion(version)
 }
 
 // paramsShape refuses params that are neither an object nor null.
@@ -440,10 +463,7 @@ func (tr *Transport) callTool(ctx context.Context, _ *peer, r *request) (any, *f
 	if tool == nil {
 		return nil, &fault{mcp.INVALID_PARAMS, fmt.Sprintf("tool '%s' not found: tool not found", r.tool), nil}
 	}
-	call := Call{Arguments: r.args}
-	if r.metadata != nil {
-		call.ProgressToken = r.metadata.ProgressToken
-	}
+	call := Call{Arguments: r.args, ProgressToken: r.progress}
 	res, err := tool.Handler(ctx, call)
 	switch {
 	case err != nil:
