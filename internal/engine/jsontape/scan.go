@@ -48,8 +48,9 @@ type scanner struct {
 	// it made, and how deep it went above its start.
 	phantoms []phantomClose
 	known    int // phantom levels whose kind is known or guessed
-	// hiDepth is the deepest the scan went: for a phantom scan, above its
-	// start; for any other, the document's deepest nesting so far.
+	// hiDepth is the deepest the scan went: for a phantom scan, above the
+	// level it started at; for any other, the document's deepest nesting
+	// so far.
 	hiDepth int
 }
 
@@ -175,7 +176,9 @@ value:
 			sc.setLevel(depth, count<<1)
 		}
 		depth++
-		hi = max(hi, depth)
+		// In a phantom scan, depth counts from the innermost container
+		// not closed yet: past k closed phantoms it is k levels shallower.
+		hi = max(hi, depth-len(sc.phantoms))
 		inObj, count = obj, 0
 		if sink != nil {
 			sink.open(start)
