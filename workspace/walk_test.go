@@ -3,6 +3,7 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -168,4 +169,69 @@ func TestRootWalkFollowsNoSwappedLink(t *testing.T) {
 	_, err = d.ReadFile("a.txt", nil, 100)
 	assert.True(t, swapped["a.txt"])
 	assert.Same(t, ErrLink, err)
+}
+
+// benchTree lays out a tree like loom-perf's paths phase: files files in
+// directories of 25, 20 to a parent, a .gitignore that leaves out an
+// ignored subtree of files/10 more.
+func benchTree(b *testing.B, files int) string {
+	dir := b.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		require.NoError(b, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(b, os.WriteFile(p, []byte(body), 0o644))
+	}
+	write(".gitignore", "/vendor/\n*.o\n")
+	for i := range files - 1 {
+		write(fmt.Sprintf("pkg%02d/sub%02d/file%04d.go", i/500, i/25%20, i), "package p\n")
+	}
+	for i := range files / 10 {
+		write(fmt.Sprintf("vendor/mod%02d/dep%04d.go", i/50, i), "package dep\n")
+	}
+	return dir
+}
+
+// BenchmarkWalk lists a tree of 10,000 files, each way, without and with
+// sizes (inspect's listing, a find's walk).
+func BenchmarkWalk(b *testing.B) {
+	dir := benchTree(b, 10_000)
+	for _, way := range walkWays {
+		for _, sizes := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/sizes=%v", way.name, sizes), func(b *testing.B) {
+				r, err := Open(dir)
+				require.NoError(b, err)
+				defer r.Close()
+				r.walkOpen = way.open
+				for b.Loop() {
+					l, werr := r.Walk(".", MaxListing, sizes)
+					if werr != nil || len(l.Entries) != 10_000 {
+						b.Fatal(werr, len(l.Entries))
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDirReadFile reads the 25 files of one directory by name, as a
+// find over paths does.
+func BenchmarkDirReadFile(b *testing.B) {
+	dir := benchTree(b, 100)
+	r, err := Open(dir)
+	require.NoError(b, err)
+	defer r.Close()
+	buf := make([]byte, 0, 4096)
+	for b.Loop() {
+		d, derr := r.OpenDir("pkg00/sub01")
+		if derr != nil {
+			b.Fatal(derr)
+		}
+		for i := 25; i < 50; i++ {
+			data, rerr := d.ReadFile(fmt.Sprintf("file%04d.go", i), buf, 1<<20)
+			if rerr != nil || len(data) != 10 {
+				b.Fatal(rerr, len(data))
+			}
+		}
+		d.Close()
+	}
 }
