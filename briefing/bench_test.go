@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/writehook"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/workspace"
@@ -178,6 +179,79 @@ func BenchmarkInspectSizes(b *testing.B) {
 					b.Fatal(e[0].Err)
 				}
 				br.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkInspectEndings16MiB is inspect of a 16 MiB file of 40-byte
+// lines ending in "\n" and in "\r\n": what the line-ending facts of the
+// descriptor's header (SPEC section 3: crlf, no final newline) cost at
+// inspect. An LF file is known not to be CRLF at its first line; a CRLF
+// file is checked to its end.
+func BenchmarkInspectEndings16MiB(b *testing.B) {
+	for _, ending := range []string{"\n", "\r\n"} {
+		var sb strings.Builder
+		for i := 0; sb.Len() < 16<<20-64; i++ {
+			fmt.Fprintf(&sb, "\tx%07d := compute(a, b) // note é%s", i, ending)
+		}
+		first := benchRoot(b, "f.go", sb.String())
+		name := "LF"
+		if ending == "\r\n" {
+			name = "CRLF"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(sb.Len()))
+			for b.Loop() {
+				br := New(first.opts)
+				if e := br.Inspect([]string{"f.go"}); e[0].Err != nil {
+					b.Fatal(e[0].Err)
+				}
+				br.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkLookupTooLarge is a get_lines or get_range over the caps of the
+// 16 MiB result: the whole result (lookup_too_large), numbered or not, and
+// 200 lines against a step with 4 KiB of escaped bytes left
+// (step_bytes_exhausted). The answer says what would fit (SPEC section 8),
+// so this is what finding it costs.
+func BenchmarkLookupTooLarge(b *testing.B) {
+	br, lines := benchBriefing(b)
+	if e := br.Inspect([]string{"big.go"}); e[0].Err != nil {
+		b.Fatal(e[0].Err)
+	}
+	cfg := br.opts.Limits
+	cfg.MaxStepBytes = 4 << 10
+	tight := New(Options{Limits: cfg, Root: br.opts.Root})
+	b.Cleanup(tight.Close)
+	if e := tight.Inspect([]string{"big.go"}); e[0].Err != nil {
+		b.Fatal(e[0].Err)
+	}
+	all, some := int64(lines), int64(lines/2+200)
+	for _, c := range []struct {
+		name string
+		b    *Briefing
+		call func(*Briefing) *errcode.Error
+	}{
+		{"lines", br, func(b *Briefing) *errcode.Error { _, err := b.GetLines(Ref{Result: "r1"}, 2, &all, false); return err }},
+		{"numbered", br, func(b *Briefing) *errcode.Error { _, err := b.GetLines(Ref{Result: "r1"}, 2, &all, true); return err }},
+		{"range", br, func(b *Briefing) *errcode.Error {
+			_, err := b.GetRange(Ref{Result: "r1"}, new(int64(1)), nil)
+			return err
+		}},
+		{"step", tight, func(b *Briefing) *errcode.Error {
+			_, err := b.GetLines(Ref{Result: "r1"}, int64(lines/2), &some, false)
+			return err
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := c.call(c.b); err == nil {
+					b.Fatal("the lookup fits")
+				}
 			}
 		})
 	}

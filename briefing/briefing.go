@@ -35,6 +35,7 @@ type Options struct {
 	// text content shows it (SPEC section 3): the first line of a lookup
 	// by path. Nil renders none.
 	Header func(results.Descriptor) string
+	Run    RunConfig // the commands of run (--run)
 }
 
 // Briefing is the state of one client. Its methods must be called inside Do,

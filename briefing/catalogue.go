@@ -93,7 +93,11 @@ func (b *Briefing) ListResults(page int64, size *int64) (*Page, *errcode.Error) 
 		p.Next = &next
 	}
 	text := p.text(listed)
-	if _, _, err := b.budget.Charge(text); err != nil {
+	sized := limits.Selected{
+		What: "page " + strconv.FormatInt(page, 10) + " (" + strconv.FormatInt(to-from, 10) + " results) is",
+		Less: "ask for a smaller page_size",
+	}
+	if err := b.budget.ChargeSelected(sized, int64(len(text)), limits.EscapedSize(text)); err != nil {
 		return nil, err
 	}
 	p.Text = string(text)

@@ -21,7 +21,7 @@ import (
 // a node.
 var fuzzPool = []string{
 	"", "x", "\n", "\r\n", "\r", "é", "😀", `"`, `\`, "$", "$1", "\u2028", "\x00", "\t", "\x7f",
-	`{"$compose":[]}`, "line\n", "\\n", "€",
+	`{"$compose":[]}`, "line\n", "\\n", "€", "1: ", "2: x",
 }
 
 // fuzzText derives valid UTF-8 from fuzzer bytes, keeping it small.
@@ -176,23 +176,56 @@ type refEdit struct {
 	json     string
 }
 
-// joining returns the first of edits (of total edits in the splice) that
-// breaks SPEC 5.2's newline rule, and the line it would join: a non-empty
-// text that does not end with "\n", unless it is the last edit and
-// reaches the end of the n stored lines.
-func joining(edits []refEdit, total, n int) (int, int, bool) {
-	for i, e := range edits {
-		if e.text == "" || strings.HasSuffix(e.text, "\n") || i == total-1 && e.to == n+1 {
-			continue
-		}
-		return i, e.to, true
-	}
-	return 0, 0, false
+// refCRLF is SPEC 5.2's CRLF, the simple way: at least one "\n", and as
+// many "\r\n".
+func refCRLF(text string) bool {
+	n := strings.Count(text, "\n")
+	return n > 0 && n == strings.Count(text, "\r\n")
 }
 
-// requireJoin checks that a splice failed at edit i with the newline
-// rule's invalid_argument, naming the line it would join.
-func requireJoin(t *testing.T, err *errcode.Error, args string, i, line int) {
+// refToCRLF takes each "\n" of text that does not follow a "\r" as
+// "\r\n".
+func refToCRLF(text string) string {
+	var out strings.Builder
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' && (i == 0 || text[i-1] != '\r') {
+			out.WriteByte('\r')
+		}
+		out.WriteByte(text[i])
+	}
+	return out.String()
+}
+
+// failing returns the first of edits (of total edits in the splice) whose
+// text breaks one of SPEC 5.2's rules, in their order, and the message of
+// its cause: the newline rule (a non-empty text that does not end with
+// "\n", unless it is the last edit and reaches the end of the n stored
+// lines), the last-line rule (an insertion at the end of a text without a
+// final newline that would continue its last line, when no earlier edit
+// replaced that line), and the copied line numbers (a text that begins
+// with the edit's first line and ": "). Texts are converted already.
+func failing(edits []refEdit, total, n int, finalNewline bool) (int, string, bool) {
+	replacedLast := false
+	for i, e := range edits {
+		switch {
+		case e.text != "" && !strings.HasSuffix(e.text, "\n") && !(i == total-1 && e.to == n+1):
+			return i, `text does not end with "\n": it would join line ` + strconv.Itoa(e.to), true
+		case e.from == e.to && e.from == n+1 && !finalNewline && e.text != "" &&
+			!strings.HasPrefix(e.text, "\n") && !strings.HasPrefix(e.text, "\r\n") && !replacedLast:
+			return i, "text would continue line " + strconv.Itoa(n) + `, which has no final newline: start the text with "\n", or replace line ` + strconv.Itoa(n), true
+		case strings.HasPrefix(e.text, strconv.Itoa(e.from)+": "):
+			return i, `text begins with "` + strconv.Itoa(e.from) + `: ", a line number as find and get_lines show it; send the line without it`, true
+		}
+		if e.from < e.to && e.to == n+1 {
+			replacedLast = true
+		}
+	}
+	return 0, "", false
+}
+
+// requireCause checks that a splice failed at edit i with cause
+// invalid_argument and message msg.
+func requireCause(t *testing.T, err *errcode.Error, args string, i int, msg string) {
 	t.Helper()
 	require.NotNil(t, err, "%s", args)
 	require.Equal(t, errcode.UnresolvedEdit, err.Code, err.Error())
@@ -200,20 +233,26 @@ func requireJoin(t *testing.T, err *errcode.Error, args string, i, line int) {
 	cause := err.Cause
 	require.NotNil(t, cause)
 	assert.Equal(t, errcode.InvalidArgument, cause.Code)
-	assert.Equal(t, `text does not end with "\n": it would join line `+strconv.Itoa(line), cause.Msg)
+	assert.Equal(t, msg, cause.Msg)
 }
 
 // FuzzSplice applies random in-order, non-overlapping edits to a stored text
-// and compares the expansion with spliceRef. When the plan asks for it, one
+// and compares the expansion with spliceRef, each text taken as SPEC 5.2's
+// line endings take it, or the failure with the first rule it breaks. When the plan asks for it, one
 // more edit that overlaps the last one must fail at that edit with
 // invalid_range.
 func FuzzSplice(f *testing.F) {
 	f.Add([]byte("a\nb\nc\n"), []byte{0, 1, 2, 1, 0, 0, 2, 1, 1})
+	f.Add([]byte("a\r\nb\r\nc"), []byte{2, 0, 2, 0, 3, 1, 1, 2, 17}) // a CRLF text without a final newline
+	f.Add([]byte("a\nb"), []byte{0, 5, 1})                           // an append that would continue line 2
+	f.Add([]byte("a\nb\n"), []byte{2, 40, 1})                        // a text that begins with "1: "
 	f.Fuzz(func(t *testing.T, raw, plan []byte) {
 		text := fuzzText(raw)
 		b := fuzzBriefing(t, text)
 		lines := splitLines(text)
 		n := len(lines)
+		crlf := refCRLF(text)
+		finalNewline := text == "" || strings.HasSuffix(text, "\n")
 
 		var edits []refEdit
 		minInsert, minReplace := 1, 1 // the first line each kind of edit may start at
@@ -243,6 +282,9 @@ func FuzzSplice(f *testing.F) {
 				} else {
 					textJSON = quote(t, lit)
 				}
+				if crlf {
+					lit = refToCRLF(lit)
+				}
 				edits = append(edits, refEdit{k, k, lit, `{"before":` + strconv.Itoa(k) + `,"text":` + textJSON + `}`})
 				minInsert, minReplace = k+1, k
 			case 2, 3: // a replacement of lines [first, last]
@@ -254,8 +296,12 @@ func FuzzSplice(f *testing.F) {
 				if op%4 == 3 {
 					lit = "" // a deletion
 				}
+				textJSON := quote(t, lit)
+				if crlf {
+					lit = refToCRLF(lit)
+				}
 				edits = append(edits, refEdit{first, last + 1, lit,
-					`{"lines":[` + strconv.Itoa(first) + `,` + strconv.Itoa(last) + `],"text":` + quote(t, lit) + `}`})
+					`{"lines":[` + strconv.Itoa(first) + `,` + strconv.Itoa(last) + `],"text":` + textJSON + `}`})
 				minInsert, minReplace = last+1, last+1
 			}
 		}
@@ -269,8 +315,8 @@ func FuzzSplice(f *testing.F) {
 			list = append(list, edits[len(edits)-1].json)
 			args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
 			_, err := b.ExpandEdit([]byte(args))
-			if i, line, ok := joining(edits, len(list), n); ok {
-				requireJoin(t, err, args, i, line)
+			if i, msg, ok := failing(edits, len(list), n, finalNewline); ok {
+				requireCause(t, err, args, i, msg)
 				return
 			}
 			require.NotNil(t, err, "%s", args)
@@ -282,8 +328,8 @@ func FuzzSplice(f *testing.F) {
 		}
 		args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
 		got, err := b.ExpandEdit([]byte(args))
-		if i, line, ok := joining(edits, len(edits), n); ok {
-			requireJoin(t, err, args, i, line)
+		if i, msg, ok := failing(edits, len(edits), n, finalNewline); ok {
+			requireCause(t, err, args, i, msg)
 			return
 		}
 		require.Nil(t, err, "%s", args)

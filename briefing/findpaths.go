@@ -100,8 +100,8 @@ func (b *Briefing) FindPaths(paths []string, q FindQuery) (*FoundFiles, *errcode
 		return nil, err
 	}
 	text := b.showHits(hits, out, q.MaxMatches)
-	size, escaped, err := b.budget.Charge([]byte(text))
-	if err != nil {
+	size, escaped := int64(len(text)), limits.EscapedSize(text)
+	if err := b.budget.ChargeSelected(findSized, size, escaped); err != nil {
 		return nil, err
 	}
 	out.Text, out.Bytes, out.EscapedBytes, out.Budget = text, size, escaped, b.budget.Snapshot()

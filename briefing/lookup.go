@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
@@ -162,7 +162,8 @@ func (b *Briefing) GetRange(ref Ref, start, end *int64) (*Selection, *errcode.Er
 	if err != nil {
 		return nil, err
 	}
-	return b.answer(r, ByteSelection{s, e}, "", r.Text.Data[span.Start:span.End])
+	sized := r.sized("bytes "+strconv.FormatInt(s, 10)+"-"+strconv.FormatInt(e, 10), true, rangeFit(r.Text.Data, span.Start, span.End))
+	return b.answer(r, ByteSelection{s, e}, "", r.Text.Data[span.Start:span.End], sized)
 }
 
 // GetLines selects the inclusive lines first..last; a nil last is the last
@@ -183,16 +184,22 @@ func (b *Briefing) GetLines(ref Ref, first int64, last *int64, numbered bool) (*
 	}
 	text := r.Text.Data[span.Start:span.End]
 	sel := LineSelection{first, l, numbered}
+	noun, plural := linesNoun(first, l, numbered)
+	sized := r.sized(noun, plural, linesFit(r.Text.Data, r.Text.Lines, first, l, numbered))
 	if !numbered {
-		return b.answer(r, sel, "", text)
+		return b.answer(r, sel, "", text, sized)
 	}
 	// Measure the numbered text before building it: a selection over the
-	// caps is never built. The numbers and ": " are never escaped.
+	// caps is never built, and one over the lookup cap never measured. The
+	// numbers and ": " are never escaped.
 	prefixes := numberWidths(first, l) + 2*(l-first+1)
 	// The header's quotes are the text's: each measure counts them once.
 	size := int64(len(r.head)) + int64(len(text)) + prefixes
-	escaped := limits.EscapedSize(r.head) - 2 + limits.EscapedSize(text) + prefixes
-	if err := b.budget.ChargeSized(size, escaped); err != nil {
+	var escaped int64
+	if size <= b.opts.Limits.MaxLookupBytes {
+		escaped = limits.EscapedSize(r.head) - 2 + limits.EscapedSize(text) + prefixes
+	}
+	if err := b.budget.ChargeSelected(sized, size, escaped); err != nil {
 		return nil, err
 	}
 	out := make([]byte, 0, size)
@@ -246,7 +253,7 @@ func (b *Briefing) GetJSON(ref Ref, pointer, as string) (*Selection, *errcode.Er
 	if err != nil {
 		return nil, err
 	}
-	return b.answer(r, PointerSelection{ptr.String(), as}, string(v.Type), text)
+	return b.answer(r, PointerSelection{ptr.String(), as}, string(v.Type), text, r.sized("the value at "+quoted(ptr.String()), false, nil))
 }
 
 // selectJSON resolves pointer in r and returns the selected value and its
@@ -272,20 +279,21 @@ func selectJSON(r *target, pointer, as string) (selectors.Pointer, jsontape.Valu
 }
 
 // answer charges the lookup's text, r's header then the selection, to the
-// step and wraps it as a Selection. A text over --max-lookup-bytes is
-// refused by its size, before it is copied; one within it is escaped for
-// the answer and measured in one pass.
-func (b *Briefing) answer(r *target, sel Selector, typ string, text []byte) (*Selection, *errcode.Error) {
+// step and wraps it as a Selection; sized describes it for a size error. A
+// text over --max-lookup-bytes is refused by its size, before it is
+// copied; one within it is escaped for the answer and measured in one
+// pass.
+func (b *Briefing) answer(r *target, sel Selector, typ string, text []byte, sized limits.Selected) (*Selection, *errcode.Error) {
 	size := int64(len(r.head)) + int64(len(text))
 	if size > b.opts.Limits.MaxLookupBytes {
-		return nil, b.budget.ChargeSized(size, 0) // lookup_too_large
+		return nil, b.budget.ChargeSelected(sized, size, 0) // lookup_too_large
 	}
 	s := string(text)
 	if r.head != "" {
 		s = r.head + s
 	}
 	quoted, escaped := limits.AppendMeasured(make([]byte, 0, size+size/8+2), s)
-	if err := b.budget.ChargeSized(size, escaped); err != nil {
+	if err := b.budget.ChargeSelected(sized, size, escaped); err != nil {
 		return nil, err
 	}
 	return b.selection(r, sel, typ, s, quoted, size, escaped), nil
@@ -348,6 +356,10 @@ func (t *target) json() (*jsontape.Index, *errcode.Error) {
 	return jsontape.Build(t.Text.Data, jsontape.Options{})
 }
 
+// findSized describes find's text for its size errors: only the step's
+// bytes left can refuse it (its matches stop at the lookup cap).
+var findSized = limits.Selected{What: "the matches are", Less: "lower max_matches"}
+
 // FindQuery is the arguments of find after their checks.
 type FindQuery struct {
 	Matcher    selectors.Matcher
@@ -383,8 +395,8 @@ func (b *Briefing) Find(ref Ref, q FindQuery) (*Found, *errcode.Error) {
 	if err != nil {
 		return nil, err
 	}
-	size, escaped, err := b.budget.Charge([]byte(f.Text))
-	if err != nil {
+	size, escaped := int64(len(f.Text)), limits.EscapedSize(f.Text)
+	if err := b.budget.ChargeSelected(findSized, size, escaped); err != nil {
 		return nil, err
 	}
 	if f.Matches == nil {

@@ -41,7 +41,10 @@ func (b *Briefing) RetainOutput(o Output) (*results.Descriptor, *errcode.Error) 
 		return nil, err
 	}
 	label := o.Label
-	src := results.Source{Kind: results.KindOutput, Label: &label, ExitCode: o.ExitCode, TimedOut: o.TimedOut, DroppedBytes: o.DroppedBytes}
+	src := results.Source{Kind: results.KindOutput, Label: &label, TimedOut: o.TimedOut, DroppedBytes: o.DroppedBytes}
+	if o.ExitCode != nil {
+		src.ExitCode = &o.ExitCode
+	}
 	return b.retain(t, o.Complete && o.DroppedBytes == 0, src)
 }
 

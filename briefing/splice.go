@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/results"
 )
 
@@ -157,19 +157,128 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 			if s.from < prev.from {
 				how = "comes before"
 			}
+			// The first line an edit after prev may start at: its end, and
+			// after an insertion, another insertion only before a later line.
+			next := prev.to
+			if prev.insert && s.insert {
+				next++
+			}
 			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
-				"%s %s %s: edits must be in file order and must not overlap; line numbers refer to %s as stored",
-				s.describe(i), how, prev.describe(i-1), r.ID).With(errcode.Details{Lines: new(count)}))
+				"%s %s %s: edits must be in file order and must not overlap, so edit %d starts at line %d or later; "+
+					"line numbers refer to %s as stored (%d lines)",
+				s.describe(i), how, prev.describe(i-1), i, next, r.ID, count).With(errcode.Details{Lines: new(count)}))
 		}
 	}
 
 	if err := e.editText(&s, text, at); err != nil {
 		return s, err
 	}
+	// The text's rules, in SPEC 5.2's order: its line endings first, so
+	// that the others see the text as it will be written.
+	if r.Text.CRLF {
+		s.pieces = toCRLF(s.pieces)
+	}
 	if err := s.checkEnd(count, last); err != nil {
 		return s, b.unresolved(at, err)
 	}
+	if err := s.checkLastLine(r, done); err != nil {
+		return s, b.unresolved(at, err)
+	}
+	if err := s.checkNumbered(); err != nil {
+		return s, b.unresolved(at, err)
+	}
 	return s, nil
+}
+
+// toCRLF returns pieces with each '\n' that does not follow a '\r' taken
+// as "\r\n" (SPEC 5.2's line endings, for a CRLF result). The pieces are
+// judged as the one text they join into: a '\r' that ends one piece pairs
+// with a '\n' that starts the next. A piece that needs no change is kept
+// as it is (a slice of a stored result is never written to).
+func toCRLF(pieces [][]byte) [][]byte {
+	out := pieces
+	copied := false
+	afterCR := false // the text before the piece ends with '\r'
+	for i, p := range pieces {
+		bare := func(j int) bool { return p[j] == '\n' && !(j == 0 && afterCR || j > 0 && p[j-1] == '\r') }
+		n := 0
+		for j := range p {
+			if bare(j) {
+				n++
+			}
+		}
+		if n > 0 {
+			if !copied {
+				out, copied = append([][]byte(nil), pieces...), true
+			}
+			q := make([]byte, 0, len(p)+n)
+			for j, c := range p {
+				if bare(j) {
+					q = append(q, '\r')
+				}
+				q = append(q, c)
+			}
+			out[i] = q
+		}
+		if len(p) > 0 {
+			afterCR = p[len(p)-1] == '\r'
+		}
+	}
+	return out
+}
+
+// checkLastLine is the last-line rule of SPEC 5.2: on a result whose last
+// line has no final newline, an insertion before line lines + 1 whose text
+// is not empty and does not start with a newline would continue that line,
+// unless an earlier edit of the splice replaces it. It runs after the
+// newline rule.
+func (s spliceEdit) checkLastLine(r *results.Result, done []spliceEdit) *errcode.Error {
+	count := int64(r.Text.Lines.Count())
+	if !s.insert || s.from != count+1 || r.Text.FinalNewline() {
+		return nil
+	}
+	head := prefix(s.pieces, 2)
+	if len(head) == 0 || head[0] == '\n' || string(head) == "\r\n" {
+		return nil
+	}
+	for _, d := range done {
+		if !d.insert && d.to == count+1 {
+			return nil // the last line is replaced: the text follows what replaced it
+		}
+	}
+	return errcode.New(errcode.InvalidArgument,
+		`text would continue line %d, which has no final newline: start the text with "\n", or replace line %d`, count, count)
+}
+
+// checkNumbered is the copied-line-numbers rule of SPEC 5.2: a text that
+// begins with the edit's own first line number and ": ", as find and
+// numbered get_lines show lines, fails.
+func (s spliceEdit) checkNumbered() *errcode.Error {
+	number := strconv.FormatInt(s.from, 10) + ": "
+	if string(prefix(s.pieces, len(number))) != number {
+		return nil
+	}
+	return errcode.New(errcode.InvalidArgument,
+		"text begins with %q, a line number as find and get_lines show it; send the line without it", number)
+}
+
+// prefix returns the first n bytes of the text that pieces join into (all
+// of it when it is shorter), copied only when they span pieces.
+func prefix(pieces [][]byte, n int) []byte {
+	var out []byte
+	for _, p := range pieces {
+		if len(p) == 0 {
+			continue
+		}
+		if out == nil && len(p) >= n {
+			return p[:n]
+		}
+		out = append(out, p[:min(len(p), n-len(out))]...)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
 }
 
 // checkEnd is the newline rule of SPEC 5.2: a non-empty text must end with

@@ -5,12 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
-	"github.com/loom-results/loom-results/internal/linediff"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/linediff"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
@@ -109,7 +110,7 @@ func (b *Briefing) WriteFile(req WriteRequest) (*Written, *errcode.Error) {
 	}
 
 	if err := b.writeChecked(target.Rel, base, text.Data); err != nil {
-		return nil, err
+		return nil, b.withCurrent(err, target.Rel, base) // a conflict of either check
 	}
 
 	if expanded {
@@ -226,8 +227,8 @@ func (b *Briefing) writeChecked(rel string, base *results.Result, data []byte) *
 // overwrites text the model has not seen. The conflict's details say what
 // is there now: its size (null when missing) and digest (null when
 // missing, too large to read, or, with a base, of another size, which is
-// a conflict without being read). It reads the file in the directory the
-// write holds (dest), by its name there.
+// a conflict without being read); its message is withCurrent's. It reads
+// the file in the directory the write holds (dest), by its name there.
 func (b *Briefing) checkConflict(dest *workspace.Dest, base *results.Result) *errcode.Error {
 	rel := dest.Rel()
 	now, err := dest.Target()
@@ -238,14 +239,11 @@ func (b *Briefing) checkConflict(dest *workspace.Dest, base *results.Result) *er
 		if base == nil {
 			return nil
 		}
-		return conflict(rel, nil, nil,
-			"file %q no longer exists, but %s was read from it; inspect it again, or write it without base to create it", rel, base.ID)
+		return conflict(rel, nil, nil)
 	}
 	size := now.Size
 	if base != nil && size != int64(len(base.Text.Data)) {
-		return conflict(rel, &size, nil,
-			"file %q changed since %s was read: it is %d bytes now, %s has %d; inspect it again and make the edit from the new result",
-			rel, base.ID, size, base.ID, len(base.Text.Data))
+		return conflict(rel, &size, nil)
 	}
 	var sum *string
 	if size <= b.resultCap() {
@@ -260,24 +258,117 @@ func (b *Briefing) checkConflict(dest *workspace.Dest, base *results.Result) *er
 		h := hex.EncodeToString(s[:])
 		sum = &h
 	}
-	if base == nil {
-		have := "it is larger than a result may be"
-		if sum != nil {
-			have = "sha256=" + (*sum)[:12]
-		}
-		return conflict(rel, &size, sum,
-			"file %q exists (%d bytes, %s), and write_file never overwrites text you have not seen: inspect it and pass its result as base",
-			rel, size, have)
-	}
-	return conflict(rel, &size, sum,
-		"file %q changed since %s was read: its sha256 is %s now, %s's is %s; inspect it again and make the edit from the new result",
-		rel, base.ID, (*sum)[:12], base.ID, base.Text.Hex()[:12])
+	return conflict(rel, &size, sum)
 }
 
-// conflict is a conflict error about the file rel, of size bytes and
-// digest sum (nil: null).
-func conflict(rel string, size *int64, sum *string, format string, args ...any) *errcode.Error {
-	return errcode.New(errcode.Conflict, format, args...).With(errcode.Details{File: &errcode.File{Path: rel, SHA256: sum}, Size: size})
+// conflict is a conflict about the file rel, of size bytes and digest sum
+// (nil: null), before withCurrent says what to do.
+func conflict(rel string, size *int64, sum *string) *errcode.Error {
+	return errcode.New(errcode.Conflict, "file %q does not hold the text of the edit's base", rel).
+		With(errcode.Details{File: &errcode.File{Path: rel, SHA256: sum}, Size: size})
+}
+
+// withCurrent completes a conflict about the file rel, found by either
+// conflict check (before the write is prepared, or right before the
+// rename), so that the model can redo its edit without reading the file
+// again (SPEC section 9): the file's current text is retained as inspect
+// would retain it (reused when unchanged), and the error gives its ID
+// (current), its size and digest, the diff from base to it (in the
+// write's form, and cut as the write's is after the error's line), and a
+// message that says to make the edit on it. When it cannot be retained
+// (the file is missing, too large, not UTF-8, the store is full), the
+// details are the check's, current and diff null, and the message says
+// why. Any other error is returned as it is.
+func (b *Briefing) withCurrent(err *errcode.Error, rel string, base *results.Result) *errcode.Error {
+	if err.Code != errcode.Conflict {
+		return err
+	}
+	d, ierr := b.inspect(rel)
+	var cur *results.Result
+	if ierr == nil && d.ID != nil {
+		cur, _ = b.store.Get(*d.ID)
+	}
+	if cur == nil {
+		return b.withoutCurrent(err, rel, base, ierr)
+	}
+	size := int64(len(cur.Text.Data))
+	sum := cur.Text.Hex()
+	file := &errcode.File{Path: rel, SHA256: &sum, Current: &cur.ID}
+	var msg string
+	switch {
+	case base == nil:
+		msg = fmt.Sprintf("file %q exists (%d bytes) and write_file never overwrites text you have not seen; its current text is %s: "+
+			"make the edit on %s, with base %s", rel, size, cur.ID, cur.ID, cur.ID)
+	case cur == base:
+		msg = fmt.Sprintf("file %q changed while it was being written, and holds %s's text again: send the edit again", rel, base.ID)
+	default:
+		msg = fmt.Sprintf("file %q %s; its current text is %s: make the edit on %s", rel, changed(rel, base, size, &sum), cur.ID, cur.ID)
+	}
+	c := errcode.New(errcode.Conflict, "%s", msg).With(errcode.Details{File: file, Size: &size})
+	if base != nil {
+		diff := string(linediff.Diff(base.Text.Data, cur.Text.Data, diffContext))
+		file.Diff = &diff
+		if diff != "" {
+			c.Tail = cutDiff(diff, b.opts.Limits.PreviewBytes)
+		}
+	}
+	return c
+}
+
+// withoutCurrent is the conflict about the file rel when its current text
+// could not be retained (inspect answered ierr, or kept no result): the
+// size and digest that the check found (taken from the file itself when
+// the check gave none), current and diff null, and a message that says
+// why.
+func (b *Briefing) withoutCurrent(err *errcode.Error, rel string, base *results.Result, ierr *errcode.Error) *errcode.Error {
+	file, size := errcode.File{Path: rel}, err.Size
+	if err.File != nil {
+		file = *err.File
+	} else if now, terr := b.opts.Root.Target(rel); terr == nil && now.Exists {
+		size = &now.Size
+	}
+	file.Current, file.Diff = nil, nil
+	var msg string
+	switch {
+	case size == nil && base != nil && readFrom(base, rel):
+		msg = fmt.Sprintf("file %q no longer exists, but %s was read from it; write it without base to create it again", rel, base.ID)
+	case size == nil && base != nil:
+		msg = fmt.Sprintf("file %q does not exist, so it does not hold %s's text; write it without base to create it", rel, base.ID)
+	case size == nil:
+		msg = fmt.Sprintf("file %q changed while it was being written; inspect it", rel)
+	default:
+		why := "the store is full"
+		if ierr != nil {
+			why = ierr.Text()
+		}
+		what := "exists (" + strconv.FormatInt(*size, 10) + " bytes) and write_file never overwrites text you have not seen"
+		if base != nil {
+			what = changed(rel, base, *size, file.SHA256)
+		}
+		msg = fmt.Sprintf("file %q %s; its current text cannot be retained (%s)", rel, what, why)
+	}
+	return errcode.New(errcode.Conflict, "%s", msg).With(errcode.Details{File: &file, Size: size})
+}
+
+// changed says how the file rel, now of size bytes and digest sum (nil:
+// not known), differs from base: "changed since r6 was read (61340 ->
+// 61368 bytes)", with the digests when the sizes are equal, or, for a base
+// that was not read from rel, "does not hold r6's text (...)".
+func changed(rel string, base *results.Result, size int64, sum *string) string {
+	sizes := "(" + strconv.Itoa(len(base.Text.Data)) + " -> " + strconv.FormatInt(size, 10) + " bytes"
+	if sum != nil && size == int64(len(base.Text.Data)) {
+		sizes += ", sha256=" + base.Text.Hex()[:12] + " -> " + (*sum)[:12]
+	}
+	sizes += ")"
+	if readFrom(base, rel) {
+		return "changed since " + base.ID + " was read " + sizes
+	}
+	return "does not hold " + base.ID + "'s text " + sizes
+}
+
+// readFrom reports whether base is a file result of the file rel.
+func readFrom(base *results.Result, rel string) bool {
+	return base.Source.Kind == results.KindFile && base.Source.Path != nil && *base.Source.Path == rel
 }
 
 // render is the text content of SPEC section 9: the line

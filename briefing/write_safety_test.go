@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/testroot"
+	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/internal/writehook"
 	"github.com/loom-results/loom-results/limits"
 )
@@ -173,8 +173,11 @@ func TestWriteFileConflictAfterSync(t *testing.T) {
 			assert.Nil(t, w)
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.Conflict, err.Code)
-			assert.Equal(t, &errcode.File{Path: "a.txt", SHA256: new(hexSum256(theirs))}, err.Details.File)
-			assert.Contains(t, err.Msg, `file "a.txt" changed since r1 was read: its sha256 is `+hexSum256(theirs)[:12])
+			// The second check's conflict carries the current text too.
+			assert.Equal(t, &errcode.File{Path: "a.txt", SHA256: new(hexSum256(theirs)), Current: new("r3"),
+				Diff: new("@@ -2,2 +2,2 @@\n two\n-three\n+THREE\n")}, err.Details.File)
+			assert.Equal(t, `file "a.txt" changed since r1 was read (14 -> 14 bytes, sha256=`+hexSum256("one\ntwo\nthree\n")[:12]+
+				` -> `+hexSum256(theirs)[:12]+`); its current text is r3: make the edit on r3`, err.Msg)
 			got, rerr := os.ReadFile(filepath.Join(dir, "a.txt"))
 			require.NoError(t, rerr)
 			assert.Equal(t, theirs, string(got))

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/testroot"
+	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/workspace"
 )
@@ -207,9 +207,10 @@ func TestWriteFileNextEdit(t *testing.T) {
 	_, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r4","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.Conflict, err.Code)
-	assert.Equal(t, errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("ZERO\none\ntwo\nTHREE\n"))}, Size: new(int64(19))}, err.Details)
-	assert.Equal(t, `file "a.txt" changed since r4 was read: its sha256 is `+hexSum256("ZERO\none\ntwo\nTHREE\n")[:12]+
-		` now, r4's is `+hexSum256("zero\none\ntwo\nTHREE\n")[:12]+`; inspect it again and make the edit from the new result`, err.Msg)
+	assert.Equal(t, errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("ZERO\none\ntwo\nTHREE\n")),
+		Current: new("r5"), Diff: new("@@ -1,2 +1,2 @@\n-zero\n+ZERO\n one\n")}, Size: new(int64(19))}, err.Details)
+	assert.Equal(t, `file "a.txt" changed since r4 was read (19 -> 19 bytes, sha256=`+hexSum256("zero\none\ntwo\nTHREE\n")[:12]+
+		` -> `+hexSum256("ZERO\none\ntwo\nTHREE\n")[:12]+`); its current text is r5: make the edit on r5`, err.Msg)
 	assert.False(t, b.Budget().Refused, "a conflict does not refuse the step")
 
 	e := b.Inspect([]string{"a.txt"})[0]
@@ -299,14 +300,15 @@ func TestWriteFileErrors(t *testing.T) {
 
 		// The conflict check.
 		{name: "no base over an existing file", req: WriteRequest{Path: str("a.txt"), Text: str("x")}, code: errcode.Conflict,
-			details: &errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("one\ntwo\nthree\n"))}, Size: new(int64(14))},
-			msg:     `file "a.txt" exists (14 bytes, sha256=` + hexSum256("one\ntwo\nthree\n")[:12] + `), and write_file never overwrites text you have not seen`},
+			details: &errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("one\ntwo\nthree\n")), Current: new("r1")}, Size: new(int64(14))},
+			msg:     `file "a.txt" exists (14 bytes) and write_file never overwrites text you have not seen; its current text is r1`},
 		{name: "a base of another file's size", req: WriteRequest{Path: str("dir/d.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
-			details: &errcode.Details{File: &errcode.File{Path: "dir/d.txt"}, Size: new(int64(2))}, // sha256 null: not read
-			msg:     `file "dir/d.txt" changed since r1 was read: it is 2 bytes now, r1 has 14`},
+			details: &errcode.Details{File: &errcode.File{Path: "dir/d.txt", SHA256: new(hexSum256("d\n")), Current: new("r4"),
+				Diff: new("@@ -1,3 +1,1 @@\n-one\n-two\n-three\n+d\n")}, Size: new(int64(2))},
+			msg: `file "dir/d.txt" does not hold r1's text (14 -> 2 bytes); its current text is r4: make the edit on r4`},
 		{name: "a base whose file is gone", req: WriteRequest{Path: str("gone.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
-			details: &errcode.Details{File: &errcode.File{Path: "gone.txt"}}, // size and sha256 null
-			msg:     `file "gone.txt" no longer exists, but r1 was read from it`},
+			details: &errcode.Details{File: &errcode.File{Path: "gone.txt"}}, // size, sha256, current and diff null
+			msg:     `file "gone.txt" does not exist, so it does not hold r1's text; write it without base to create it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,8 +7,11 @@
 # --write: inspect, find, get_lines, write_file, a conflict) measured against
 # server-filesystem; and inspector-ui-check.mjs, the Inspector's web UI in headless
 # Chromium ($CHROMIUM, else /usr/bin/chromium), once as a governing client runs
-# the server and once as a stock client does (--steps model --write). It prints every check and
-# exits 1 if any fails.
+# the server and once as a stock client does (--steps model --write); and
+# claude-code-check.mjs and codex-check.mjs, the Claude Code and Codex CLIs
+# run offline against a mock model API, which check what each client shows
+# its model of the server's answers, definitions and instructions
+# (docs/clients.md). It prints every check and exits 1 if any fails.
 #
 # Each Inspector CLI call starts its own server process, so its own briefing:
 # r1 from one call's inspect does not exist in the next. The CLI cannot keep
@@ -24,7 +27,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 module="$(cd "$here/.." && pwd)"
 cd "$here"
 
-if [[ ! -d node_modules ]]; then
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "installing clients/node_modules (npm ci)"
   npm ci --no-audit --no-fund
 fi
@@ -123,6 +126,20 @@ check "inspector-ui-check.mjs: forms prefilled, answers valid against the output
 ui_rc=0
 node inspector-ui-check.mjs "$bin" model || ui_rc=$?
 check "inspector-ui-check.mjs model: the compact schemas render, can be filled in, answer in text" "$ui_rc" 0
+
+# Real agents, offline: each runs in a network namespace of its own when
+# unshare(1) allows, against a mock of its model API on 127.0.0.1.
+start=$SECONDS
+cc_rc=0
+node claude-code-check.mjs "$bin" || cc_rc=$?
+check "claude-code-check.mjs: Claude Code shows the model the server's text, errors included; the write lands" "$cc_rc" 0
+echo "claude-code-check took $((SECONDS - start))s"
+
+start=$SECONDS
+codex_rc=0
+node codex-check.mjs "$bin" || codex_rc=$?
+check "codex-check.mjs: Codex shows the model the server's text (functions) or hands it the text-only result (code mode)" "$codex_rc" 0
+echo "codex-check took $((SECONDS - start))s"
 
 echo "inspector-check: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

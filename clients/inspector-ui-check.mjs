@@ -190,9 +190,9 @@ async function run(page) {
   const want = {
     inspect: {},
     find: { result: "", sha256: "", pattern: "", regex: false, ignore_case: false, max_matches: "20" },
-    get_lines: { result: "", sha256: "", first: "0", last: "", numbered: false },
-    get_range: { result: "", sha256: "", start: "0", end: "" },
-    get_json: { result: "", sha256: "", pointer: "", as: "lexeme" },
+    get_lines: { result: "", sha256: "", path: "", first: "0", last: "", numbered: false },
+    get_range: { result: "", sha256: "", path: "", start: "0", end: "" },
+    get_json: { result: "", sha256: "", path: "", pointer: "", as: "lexeme" },
     list_results: { page: "0", page_size: "16" },
     expand_edit: {},
     retain_output: { label: "", text: "", exit_code: "", timed_out: false, complete: false, dropped_bytes: "0" },
@@ -203,8 +203,8 @@ async function run(page) {
     // No defaults in model mode's schemas: nothing prefilled.
     Object.assign(want, {
       find: { result: "", sha256: "", pattern: "", regex: false, ignore_case: false, max_matches: "" },
-      get_range: { result: "", sha256: "", start: "", end: "" },
-      get_json: { result: "", sha256: "", pointer: "", as: "Select an option" },
+      get_range: { result: "", sha256: "", path: "", start: "", end: "" },
+      get_json: { result: "", sha256: "", path: "", pointer: "", as: "Select an option" },
       list_results: { page: "", page_size: "" },
     });
   }
@@ -236,22 +236,26 @@ async function run(page) {
   // get_lines r1 from line 2; last typed and cleared again: the box is
   // empty, so the call leaves last out and the answer runs to the end.
   await openTool(page, "get_lines");
-  await page.type("#result", "r1");
+  // A stock client's model reads by path (its answer starts with the
+  // file's header line); a governing client's by the result inspect named.
+  const ref = model ? { path: "a.txt" } : { result: "r1" };
+  await page.type(model ? "#path" : "#result", model ? "a.txt" : "r1");
   await setNumber(page, "#first", "2");
   await page.type("#last", "3");
   await setNumber(page, "#last", "");
   result = await runTool(page, sent);
   // A checkbox without a default is sent only once it is touched.
   const numbered = model ? {} : { numbered: false };
-  check("get_lines: a cleared last is left out", result.sent, { result: "r1", first: 2, ...numbered });
+  check("get_lines: a cleared last is left out", result.sent, { ...ref, first: 2, ...numbered });
   check("get_lines: shown as a success", result.header, "Tool Result: Success");
   check("get_lines: valid against its output schema", result.validation, valid);
   check("get_lines: lines 2 to the end shown", result.text.includes("gamma") && result.text.includes("tabbed"), true);
+  if (model) check("get_lines by path: the file's header line first", result.text.includes("r1 file a.txt: 34 bytes, 3 lines"), true);
 
   // An error answer is valid against the schema too (its anyOf).
   await setNumber(page, "#first", "9");
   result = await runTool(page, sent);
-  check("get_lines past the end: sent", result.sent, { result: "r1", first: 9, ...numbered });
+  check("get_lines past the end: sent", result.sent, { ...ref, first: 9, ...numbered });
   check("get_lines past the end: shown as an error", result.header, "Tool Result: Error");
   check("get_lines past the end: valid against its output schema", result.validation, valid);
   check("get_lines past the end: the message shown", result.text.includes("error invalid_range: lines 9-3 outside 1-3"), true);

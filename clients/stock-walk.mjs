@@ -1,14 +1,20 @@
 // stock-walk.mjs walks loom-results as a stock MCP client uses it (SPEC
-// sections 1 and 9: --steps model --write), with the official TypeScript
-// SDK's client standing in for Claude Code, Cursor, VS Code or Codex:
-// inspect -> find with two patterns -> get_lines numbered -> write_file
-// splice -> a second write_file on the result the first retained -> the
-// file changed behind the server's back -> conflict -> inspect again ->
-// write_file. It checks every answer and the file on disk, then makes the
-// same two edits with @modelcontextprotocol/server-filesystem
-// (read_text_file, edit_file) and prints the bytes each way reads (every
-// answer's text content) and generates (every call's arguments, compact
-// JSON). It exits 1 on any failed check.
+// v4 sections 1, 2, 4, 5.3 and 9: --steps model --write, which answers in
+// text alone), with the official TypeScript SDK's client standing in for
+// Claude Code, Cursor, VS Code or Codex: find over the project with two
+// patterns (no inspect: its answer names the file's result) -> get_lines
+// numbered -> write_file splice -> a second write_file on the result the
+// first retained -> the file changed behind the server's back -> conflict,
+// which names the file's current text as a result -> write_file splicing
+// that result -> a step's lookups spent -> begin_step. It checks every
+// answer and the file on disk, then makes the same two edits with
+// @modelcontextprotocol/server-filesystem (read_text_file, edit_file) and
+// prints, for each, the calls, the bytes the model reads (what Claude Code
+// shows it: a success's structured content as JSON when there is one, else
+// the text) and the bytes it generates (every call's arguments, compact
+// JSON). Then, with --run test='go test ./...' in a small module whose test
+// fails, the loop of a test run (runWalk): run, find FAIL, get_lines around
+// it, write_file the fix, run again. It exits 1 on any failed check.
 //
 // Usage: node stock-walk.mjs <loom-results binary>
 
@@ -49,6 +55,8 @@ const original = source();
 const ws = mkdtempSync(join(tmpdir(), "loom-stock-walk-"));
 const file = join(ws, "service.go");
 writeFileSync(file, original);
+// A file without matches: find reads it and retains nothing of it.
+writeFileSync(join(ws, "notes.md"), "# Notes\n\nNothing here mentions the handlers.\n");
 const sha = (s) => createHash("sha256").update(s).digest("hex");
 const lineOf = (text, needle) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
 
@@ -65,19 +73,22 @@ function check(name, got, want) {
   }
 }
 
-// A client whose calls count the bytes the model reads and generates.
+// A client whose calls count the bytes the model reads and generates. The
+// model reads what Claude Code shows it: a success's structured content as
+// JSON whenever it has one, else the text content.
 function counted(client) {
   const tally = { read: 0, generated: 0, calls: 0 };
   const call = async (name, args) => {
     tally.generated += Buffer.byteLength(JSON.stringify(args));
     tally.calls++;
     const res = await client.callTool({ name, arguments: args });
-    for (const c of res.content) if (c.type === "text") tally.read += Buffer.byteLength(c.text);
+    tally.read += Buffer.byteLength(seen(res));
     return res;
   };
   return { call, tally };
 }
 const text = (res) => res.content.map((c) => c.text).join("");
+const seen = (res) => (res.structuredContent && !res.isError ? JSON.stringify(res.structuredContent) : text(res));
 
 // The two edits, as the model means them: edit 1 makes Handle17 wrap its
 // error with the service's name and adds a comment line before Handle40;
@@ -95,67 +106,68 @@ const loomTally = { read: 0, generated: 0, calls: 0 };
 try {
   await loom.connect(new StdioClientTransport({ command: binary, args: ["--root", ws, "--steps", "model", "--write"], stderr: "inherit" }));
   const instructions = loom.getInstructions() ?? "";
-  check("instructions name write_file and when to call begin_step",
-    [instructions.includes("write_file"), instructions.includes("Call begin_step when you start a new action")], [true, true]);
+  check("instructions: the first line says what the server is for, the rest name the loop",
+    [instructions.split("\n")[0].length < 240, ["find {paths", "get_lines", "write_file", "begin_step"].every((w) => instructions.includes(w))],
+    [true, true]);
   const tools = (await loom.listTools()).tools;
+  check("eight tools, none with an output schema", [tools.map((t) => t.name).sort(), tools.some((t) => t.outputSchema)],
+    [["begin_step", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "write_file"], false]);
   const wf = tools.find((t) => t.name === "write_file");
-  check("write_file listed, destructive, not read-only", [wf?.annotations?.readOnlyHint, wf?.annotations?.destructiveHint], [false, true]);
-  check("begin_step is the model's", tools.find((t) => t.name === "begin_step").description.startsWith("Start a new step"), true);
+  check("write_file destructive, not read-only", [wf?.annotations?.readOnlyHint, wf?.annotations?.destructiveHint], [false, true]);
 
   const { call, tally } = counted(loom);
-  let res = await call("inspect", { paths: ["service.go"] });
-  const r1 = res.structuredContent.results[0];
-  check("inspect: r1, 329 lines", [r1.id, r1.lines, r1.sha256], ["r1", 329, sha(original)]);
-
-  // One find locates both places.
-  res = await call("find", { result: "r1", patterns: ['Errorf("handle 17:', "Handle40("] });
-  const found = res.structuredContent.matches.map((m) => m.line);
-  check("find with two patterns: both lines, in order", found, [lineOf(original, 'Errorf("handle 17:'), lineOf(original, "Handle40(")]);
+  // One find over the project locates both places; only the file with
+  // matches is retained, and its header line names its result.
+  const l17 = lineOf(original, 'Errorf("handle 17:');
+  const h40 = lineOf(original, "Handle40(");
+  let res = await call("find", { paths: ["."], patterns: ['Errorf("handle 17:', "Handle40("] });
+  check("find over paths, two patterns: the file's result, then both lines", text(res),
+    `r1 service.go:\n${l17}: ${original.split("\n")[l17 - 1]}\n${h40}: ${original.split("\n")[h40 - 1]}\n`);
+  check("answers carry no structured content", res.structuredContent, undefined);
 
   // The lines around the second place, numbered.
-  const h40 = found[1];
   res = await call("get_lines", { result: "r1", first: h40 - 1, last: h40 + 5, numbered: true });
   check("get_lines numbered: \"N: \" prefixes", text(res).split("\n")[1], `${h40}: func (s *Service) Handle40(ctx context.Context, req Request) (Response, error) {`);
 
   // Edit 1: a splice with the default path and base.
   res = await call("write_file", { splice: { result: "r1", edits: [
-    { lines: [found[0], found[0]], text: e1new },
+    { lines: [l17, l17], text: e1new },
     { before: h40 - 1, text: e1ins },
   ] } });
-  check("write_file 1: not an error", res.isError ?? false, false);
-  check("write_file 1: path, base, new result", [res.structuredContent.path, res.structuredContent.base, res.structuredContent.result.id], ["service.go", "r1", "r2"]);
+  check("write_file 1: path, base, new result", text(res).split("\n")[0],
+    `wrote service.go: ${Buffer.byteLength(afterEdit1)} bytes, 330 lines, sha256=${sha(afterEdit1).slice(0, 12)} result=r2 base=r1`);
   check("write_file 1: the file on disk", readFileSync(file, "utf8") === afterEdit1, true);
-  check("write_file 1: the digest is the file's", res.structuredContent.sha256, sha(afterEdit1));
   check("write_file 1: the text shows the diff", text(res).includes(`+${e1new}`) && text(res).includes(`+${e1ins}`), true);
 
   // Edit 2 on r2, whose line numbers moved by the inserted line.
   const ret40 = lineOf(afterEdit1, e2old.trimEnd());
   res = await call("write_file", { splice: { result: "r2", edits: [{ lines: [ret40, ret40], text: e2new }] } });
-  check("write_file 2: base r2, result r3", [res.structuredContent.base, res.structuredContent.result.id], ["r2", "r3"]);
+  check("write_file 2: base r2, result r3", /result=r3 base=r2\n/.test(text(res)), true);
   check("write_file 2: the file on disk", readFileSync(file, "utf8") === afterEdit2, true);
   Object.assign(loomTally, tally);
 
-  // The file changes behind the server's back.
+  // The file changes behind the server's back: the conflict retains its
+  // current text and shows the change, so the edit is made again on it
+  // without reading the file again.
   const behind = afterEdit2.replace("package service", "package service // edited elsewhere");
   writeFileSync(file, behind);
-  res = await call("write_file", { splice: { result: "r3", edits: [{ lines: [1, 1], text: "package svc\n" }] } });
-  check("write_file on a changed file: conflict with the file's size and digest", [res.isError, res.structuredContent.error.code,
-    res.structuredContent.error.size, res.structuredContent.error.sha256], [true, "conflict", Buffer.byteLength(behind), null]);
+  res = await call("write_file", { splice: { result: "r3", edits: [{ lines: [ret40, ret40], text: "\treturn s.respondFast(req, 40), nil\n" }] } });
+  const [first, ...diff] = text(res).split("\n");
+  check("write_file on a changed file: conflict, naming the current text", [res.isError, first],
+    [true, `error conflict: file "service.go" changed since r3 was read (${Buffer.byteLength(afterEdit2)} -> ${Buffer.byteLength(behind)} bytes); its current text is r4: make the edit on r4`]);
+  check("the conflict shows the change from r3", diff.join("\n"), "@@ -1,2 +1,2 @@\n-package service\n+package service // edited elsewhere\n \n");
   check("the conflict wrote nothing", readFileSync(file, "utf8") === behind, true);
-  res = await call("inspect", { paths: ["service.go"] });
-  const r4 = res.structuredContent.results[0].id;
-  res = await call("write_file", { splice: { result: r4, edits: [{ lines: [1, 1], text: "package svc // edited elsewhere\n" }] } });
-  const r5 = res.structuredContent.result.id;
-  check("write_file after inspecting again", [res.isError ?? false, readFileSync(file, "utf8") === behind.replace("package service", "package svc")],
+  res = await call("write_file", { splice: { result: "r4", edits: [{ lines: [ret40, ret40], text: "\treturn s.respondFast(req, 40), nil\n" }] } });
+  check("write_file on the current result", [res.isError ?? false, readFileSync(file, "utf8") === behind.replace(e2new, "\treturn s.respondFast(req, 40), nil\n")],
     [false, true]);
 
   // A step's lookups run out; begin_step (the model's) starts a new one.
-  for (let i = 0; i < 6; i++) await call("get_lines", { result: r5, first: 1, last: 1 });
-  res = await call("get_lines", { result: r5, first: 1, last: 1 });
-  check("the ninth lookup: lookup_limit, saying to call begin_step", [res.structuredContent.error.code, text(res).includes("call begin_step")], ["lookup_limit", true]);
+  for (let i = 0; i < 6; i++) await call("get_lines", { result: "r5", first: 1, last: 1 });
+  res = await call("get_lines", { result: "r5", first: 1, last: 1 });
+  check("the ninth lookup: lookup_limit, saying to call begin_step", [text(res).startsWith("error lookup_limit: "), text(res).includes("call begin_step")], [true, true]);
   res = await call("begin_step", {});
-  res = await call("get_lines", { result: r5, first: 1, last: 1 });
-  check("after begin_step the lookup is served", text(res), "package svc // edited elsewhere\n");
+  res = await call("get_lines", { result: "r5", first: 1, last: 1 });
+  check("after begin_step the lookup is served", text(res), "package service // edited elsewhere\n");
 } catch (err) {
   failed++;
   console.log(`FAIL loom session: ${err?.stack ?? err}`);
@@ -190,10 +202,75 @@ try {
   rmSync(ws, { recursive: true, force: true });
 }
 
+const runTally = await runWalk();
+
 const row = (name, t) => `${name.padEnd(40)} ${String(t.calls).padStart(5)} ${String(t.read).padStart(10)} ${String(t.generated).padStart(10)}`;
 console.log(`\nthe same two edits of a ${original.split("\n").length - 1}-line file (${Buffer.byteLength(original)} bytes)`);
 console.log(`${"".padEnd(40)} ${"calls".padStart(5)} ${"read".padStart(10)} ${"generated".padStart(10)}`);
-console.log(row("loom (inspect, find, get_lines, 2 writes)", loomTally));
+console.log(row("loom (find, get_lines, 2 write_file)", loomTally));
 console.log(row("server-filesystem (read, 2 edit_file)", fsTally));
+if (runTally.calls > 0) {
+  console.log(`\na failing go test fixed through run (the whole log: ${runTally.log} bytes each run)`);
+  console.log(row("loom (run, find, get_lines, find, write_file, run)", runTally));
+}
 console.log(`stock-walk: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
+
+// runWalk walks run (SPEC section 10) as a stock client uses it: a test
+// fails; the model runs it, finds FAIL in the retained output, reads the
+// lines around it, writes the fix, and runs the test again. Every answer is
+// text alone (--steps model's --answers text).
+async function runWalk() {
+  const runTally = { read: 0, generated: 0, calls: 0, log: 0 };
+  const dir = mkdtempSync(join(tmpdir(), "loom-stock-run-"));
+  writeFileSync(join(dir, "go.mod"), "module example.com/add\n\ngo 1.21\n");
+  writeFileSync(join(dir, "add.go"), "package add\n\n// Add returns a + b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n");
+  writeFileSync(join(dir, "add_test.go"), "package add\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n" +
+    "\tif got := Add(1, 2); got != 3 {\n\t\tt.Errorf(\"Add(1, 2) = %d, want 3\", got)\n\t}\n}\n");
+  const client = new Client({ name: "loom-stock-walk-run", version: "0.0.1" });
+  try {
+    await client.connect(new StdioClientTransport({ command: binary,
+      args: ["--root", dir, "--steps", "model", "--write", "--run", "test=go test ./..."], stderr: "inherit" }));
+    const run = (await client.listTools()).tools.find((t) => t.name === "run");
+    check("run listed: destructive, open-world, its one name", [run?.annotations?.destructiveHint, run?.annotations?.openWorldHint,
+      run?.inputSchema?.properties?.name?.enum], [true, true, ["test"]]);
+    check("run's description gives the command", run?.description?.includes("- test: go test ./..."), true);
+    check("the instructions name run", (client.getInstructions() ?? "").includes("run {name}"), true);
+
+    const { call, tally } = counted(client);
+    let res = await call("run", { name: "test" });
+    let t = text(res);
+    const header = t.split("\n")[0];
+    check("run: the failing test's header", /^r1 output "test" exit=1: \d+ bytes, \d+ lines, complete, sha256=[0-9a-f]{12}$/.test(header), true);
+    check("run: the tail says FAIL", t.includes("\nFAIL"), true);
+    check("run: text alone, no structured content", res.structuredContent, undefined);
+    runTally.log = Number(/: (\d+) bytes/.exec(header)?.[1] ?? 0);
+
+    res = await call("find", { result: "r1", pattern: "FAIL" });
+    t = text(res);
+    check("find FAIL: the failing test first", /^\d+: --- FAIL: TestAdd/.test(t), true);
+    const failLine = Number(t.split(":")[0]);
+    res = await call("get_lines", { result: "r1", first: failLine, last: failLine + 1 });
+    check("get_lines after FAIL: the message", text(res).includes("Add(1, 2) = -1, want 3"), true);
+
+    // The log names add_test.go:7; the model looks for the bug in add.go
+    // by path: the answer's header line names the file's result.
+    res = await call("find", { paths: ["add.go"], pattern: "return a" });
+    t = text(res);
+    check("find in add.go by path: its result and the line", t, "r2 add.go:\n5: \treturn a - b\n");
+    res = await call("write_file", { splice: { result: "r2", edits: [{ lines: [5, 5], text: "\treturn a + b\n" }] } });
+    check("write_file the fix", [res.isError ?? false, readFileSync(join(dir, "add.go"), "utf8").includes("return a + b")], [false, true]);
+
+    res = await call("run", { name: "test" });
+    t = text(res);
+    check("run again: exit 0, ok", [/^r\d+ output "test" exit=0: /.test(t), t.includes("ok  \texample.com/add")], [true, true]);
+    Object.assign(runTally, tally, { log: runTally.log });
+  } catch (err) {
+    failed++;
+    console.log(`FAIL run session: ${err?.stack ?? err}`);
+  } finally {
+    await client.close().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return runTally;
+}

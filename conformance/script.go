@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // A Script is one scripted session: a txtar archive in the format of the
@@ -32,8 +34,9 @@ import (
 //     "\r", invalid UTF-8.
 //   - "symlinks": lines "<path> -> <target>", symbolic links of the
 //     workspace.
-//   - "flags": the server's flags beyond --root, split at white space
-//     (lines starting with # are comments).
+//   - "flags": the server's flags beyond --root, split into words as a
+//     POSIX shell splits them, quotes and backslashes removed (lines
+//     starting with # are comments).
 //
 // In the client section $ROOT stands for the workspace directory; in the
 // server's answers the directory is written as $ROOT (see RootVar), and
@@ -95,11 +98,7 @@ func parseScript(data []byte) (*Script, error) {
 		case name == "server":
 			s.Server, err = parseValues(f.Data)
 		case name == "flags":
-			for line := range strings.Lines(string(f.Data)) {
-				if l := strings.TrimSpace(line); !strings.HasPrefix(l, "#") {
-					s.Flags = append(s.Flags, strings.Fields(l)...)
-				}
-			}
+			s.Flags, err = parseFlags(f.Data)
 		case name == "symlinks":
 			err = s.parseLinks(f.Data)
 		case strings.HasPrefix(name, "files/"):
@@ -123,6 +122,23 @@ func parseScript(data []byte) (*Script, error) {
 		return nil, errors.New("no client section")
 	}
 	return s, nil
+}
+
+// parseFlags reads a flags section: each line not starting with # split
+// into words as a POSIX shell splits them (workspace.SplitWords), so that
+// a value may hold blanks in quotes (--run test='go test ./...').
+func parseFlags(data []byte) ([]string, error) {
+	var flags []string
+	for line := range strings.Lines(string(data)) {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+			words, err := workspace.SplitWords(l)
+			if err != nil {
+				return nil, fmt.Errorf("section \"flags\": %v", err)
+			}
+			flags = append(flags, words...)
+		}
+	}
+	return flags, nil
 }
 
 // addFile adds a workspace file, refusing paths that would leave the

@@ -40,6 +40,7 @@ const (
 	Unreadable         Code = "unreadable"
 	Conflict           Code = "conflict"
 	Unwritable         Code = "unwritable"
+	CannotRun          Code = "cannot_run"
 )
 
 // Error is an error the caller can act on: a stable code, a message that
@@ -51,6 +52,10 @@ type Error struct {
 	Code Code
 	Msg  string
 	Details
+	// Tail is what the text content shows after the error's line, whole
+	// lines each ending with "\n": a conflict's diff, cut as write_file's
+	// diff is cut (SPEC section 9). Most errors have none.
+	Tail string
 }
 
 // Details are the details of SPEC section 8, a field a name, in the order
@@ -62,21 +67,36 @@ type Details struct {
 	Before    *int64  // "before": the character boundary before Offset
 	BytesLeft *int64  // "bytes_left": the step's escaped bytes left
 	Cause     *Error  // "cause": why the part at At does not resolve
+	Fits      *Fit    // "fits": what would pass the caps (get_lines and get_range)
 	Limit     *int64  // "limit": the limit that was passed
 	Lines     *int64  // "lines": the result's line count
 	Offset    *int64  // "offset": a byte position in a text
-	File      *File   // "path" and "sha256": the file of write_file's conflict
+	File      *File   // "current", "diff", "path" and "sha256": the file of write_file's conflict
 	Size      *int64  // "size": the size in question; with File, null when nil
 }
 
+// Fit is the "fits" detail of a size error of get_lines or get_range (SPEC
+// section 8): the largest last (or end) that, with everything else
+// unchanged, would pass both caps.
+type Fit struct {
+	To *int64 // nil (null) when no non-empty selection would
+}
+
 // File is the file as write_file's conflict check found it (SPEC section
-// 9): its path and its digest. Its size is the error's Size, which an error
-// with a File always shows, as null when the file is missing.
+// 9): its path, its digest, and the result that holds its current text.
+// Its size is the error's Size, which an error with a File always shows,
+// as null when the file is missing.
 type File struct {
 	Path string
 	// SHA256 is nil (null) when the file is missing, larger than a result
-	// may be, or of a size other than the base's.
+	// may be, or, when Current is nil, of a size other than the base's.
 	SHA256 *string
+	// Current is the ID of the result that holds the file's current text,
+	// retained as inspect would retain it; nil (null) when it could not be.
+	Current *string
+	// Diff is the change from the base to Current in write_file's diff
+	// form; nil (null) without a base or a current.
+	Diff *string
 }
 
 // New returns an error with the given code and a formatted message.
@@ -102,10 +122,17 @@ func (e *Error) With(d Details) *Error {
 // content of an error answer is Text.
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Msg }
 
-// Text returns the one-line text of SPEC section 8, "error <code>:
-// <message>": the text content of an error answer, and how a message
-// quotes its cause.
-func (e *Error) Text() string { return "error " + string(e.Code) + ": " + e.Msg }
+// Text returns the text of SPEC section 8, "error <code>: <message>", and
+// on the next lines the error's Tail when it has one: the text content of
+// an error answer, and how a message quotes its cause (a cause has no
+// Tail).
+func (e *Error) Text() string {
+	line := "error " + string(e.Code) + ": " + e.Msg
+	if e.Tail == "" {
+		return line
+	}
+	return line + "\n" + e.Tail
+}
 
 // Is reports whether target is an *Error with the same code, so that
 // errors.Is compares by code.
@@ -144,24 +171,41 @@ func (e *Error) AppendJSON(dst []byte, str func(dst []byte, s string) []byte) []
 		dst = append(dst, `,"cause":`...)
 		dst = d.Cause.AppendJSON(dst, str)
 	}
+	if f := d.File; f != nil {
+		dst = appendString(dst, `,"current":`, f.Current, str)
+		dst = appendString(dst, `,"diff":`, f.Diff, str)
+	}
+	if d.Fits != nil {
+		dst = append(dst, `,"fits":`...)
+		if d.Fits.To == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = strconv.AppendInt(dst, *d.Fits.To, 10)
+		}
+	}
 	dst = appendInt(dst, `,"limit":`, d.Limit)
 	dst = appendInt(dst, `,"lines":`, d.Lines)
 	dst = appendInt(dst, `,"offset":`, d.Offset)
 	if f := d.File; f != nil {
 		dst = append(dst, `,"path":`...)
 		dst = str(dst, f.Path)
-		dst = append(dst, `,"sha256":`...)
-		if f.SHA256 == nil {
-			dst = append(dst, "null"...)
-		} else {
-			dst = str(dst, *f.SHA256)
-		}
+		dst = appendString(dst, `,"sha256":`, f.SHA256, str)
 		if d.Size == nil {
 			dst = append(dst, `,"size":null`...)
 		}
 	}
 	dst = appendInt(dst, `,"size":`, d.Size)
 	return append(dst, '}')
+}
+
+// appendString appends member (a comma, a name and a colon) and *s, or
+// null when s is nil.
+func appendString(dst []byte, member string, s *string, str func(dst []byte, s string) []byte) []byte {
+	dst = append(dst, member...)
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return str(dst, *s)
 }
 
 // appendInt appends member (a comma, a name and a colon) and *n when n is

@@ -34,6 +34,8 @@ func TestErrorAndText(t *testing.T) {
 		{Offset(NotUTF8, 7, "not valid UTF-8 at byte %d", 7),
 			"not_utf8: not valid UTF-8 at byte 7", "error not_utf8: not valid UTF-8 at byte 7"},
 		{New(StepRefused, "step 2 was refused"), "step_refused: step 2 was refused", "error step_refused: step 2 was refused"},
+		{&Error{Code: Conflict, Msg: "changed", Tail: "@@ -1,1 +1,1 @@\n-a\n+b\n"},
+			"conflict: changed", "error conflict: changed\n@@ -1,1 +1,1 @@\n-a\n+b\n"},
 	} {
 		t.Run(string(tt.err.Code), func(t *testing.T) {
 			t.Parallel()
@@ -109,11 +111,18 @@ func TestAppendJSON(t *testing.T) {
 		}), `{"code":"unresolved_edit","message":"edit part at \"\" does not resolve","at":"",` +
 			`"cause":{"code":"invalid_range","message":"lines 5-5 outside 1-3","lines":3}}`},
 		{"conflict", New(Conflict, "changed").With(Details{File: &File{Path: "a.txt", SHA256: &sum}, Size: new(int64(19))}),
-			`{"code":"conflict","message":"changed","path":"a.txt","sha256":"ab12","size":19}`},
+			`{"code":"conflict","message":"changed","current":null,"diff":null,"path":"a.txt","sha256":"ab12","size":19}`},
+		{"conflict with its current text", New(Conflict, "changed").With(Details{
+			File: &File{Path: "a.txt", SHA256: &sum, Current: new("r9"), Diff: new("@@ -1,1 +1,1 @@\n-a\n+b\n")}, Size: new(int64(2)),
+		}), `{"code":"conflict","message":"changed","current":"r9","diff":"@@ -1,1 +1,1 @@\n-a\n+b\n","path":"a.txt","sha256":"ab12","size":2}`},
 		{"conflict, too large to read", New(Conflict, "exists").With(Details{File: &File{Path: "big"}, Size: new(int64(1 << 40))}),
-			`{"code":"conflict","message":"exists","path":"big","sha256":null,"size":1099511627776}`},
+			`{"code":"conflict","message":"exists","current":null,"diff":null,"path":"big","sha256":null,"size":1099511627776}`},
 		{"conflict, missing file", New(Conflict, "gone").With(Details{File: &File{Path: "d/b.txt"}}),
-			`{"code":"conflict","message":"gone","path":"d/b.txt","sha256":null,"size":null}`},
+			`{"code":"conflict","message":"gone","current":null,"diff":null,"path":"d/b.txt","sha256":null,"size":null}`},
+		{"fits", New(LookupTooLarge, "over").With(Details{Size: new(int64(90)), Limit: new(int64(80)), BytesLeft: new(int64(100)), Fits: &Fit{To: new(int64(7))}}),
+			`{"code":"lookup_too_large","message":"over","bytes_left":100,"fits":7,"limit":80,"size":90}`},
+		{"nothing fits", New(StepBytesExhausted, "over").With(Details{Size: new(int64(90)), Limit: new(int64(80)), BytesLeft: new(int64(1)), Fits: &Fit{}}),
+			`{"code":"step_bytes_exhausted","message":"over","bytes_left":1,"fits":null,"limit":80,"size":90}`},
 		{"strings escaped by str", New(InvalidArgument, "bad %q <&>", "x\n").With(Details{At: new("/a<b>")}),
 			`{"code":"invalid_argument","message":"bad \"x\\n\" \u003c\u0026\u003e","at":"/a\u003cb\u003e"}`},
 	} {
@@ -143,7 +152,9 @@ func TestAppendJSONEveryDetail(t *testing.T) {
 		case **Error:
 			*p = New(NotFound, "m")
 		case **File:
-			*p = &File{Path: "p", SHA256: new("h")}
+			*p = &File{Path: "p", SHA256: new("h"), Current: new("c"), Diff: new("d")}
+		case **Fit:
+			*p = &Fit{To: new(int64(i + 1))}
 		default:
 			t.Fatalf("detail %s of type %s: set it here and write it in AppendJSON", v.Type().Field(i).Name, f.Type())
 		}
@@ -166,8 +177,8 @@ func TestAppendJSONEveryDetail(t *testing.T) {
 		var skip json.RawMessage
 		require.NoError(t, dec.Decode(&skip))
 	}
-	want := []string{"after", "at", "before", "bytes_left", "cause", "limit", "lines", "offset", "path", "sha256", "size"}
+	want := []string{"after", "at", "before", "bytes_left", "cause", "current", "diff", "fits", "limit", "lines", "offset", "path", "sha256", "size"}
 	assert.Equal(t, append([]string{"code", "message"}, want...), names)
 	assert.True(t, slices.IsSorted(names[2:]), "details in name order")
-	assert.Equal(t, []string{"invalid_argument", "all", "s", "not_found", "m", "p", "h"}, strs)
+	assert.Equal(t, []string{"invalid_argument", "all", "s", "not_found", "m", "c", "d", "p", "h"}, strs)
 }

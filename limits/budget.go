@@ -144,6 +144,44 @@ func (b *Budget) refusedError() *errcode.Error {
 // answers step_refused until BeginStep.
 func (b *Budget) Refuse() { b.refused = true }
 
+// Room is what one lookup may still return in this step (SPEC section 6):
+// Bytes of text, counted as UTF-8 (--max-lookup-bytes), and Escaped bytes
+// of it as the escaped measure counts them, quotes included (the step's
+// bytes left).
+type Room struct {
+	Bytes, Escaped int64
+}
+
+// After returns the room left for what follows a text that the answer
+// starts with (a lookup by path starts with its result's header line):
+// its UTF-8 bytes and its escaped bytes, the quotes being counted once.
+func (r Room) After(text string) Room {
+	return Room{Bytes: r.Bytes - int64(len(text)), Escaped: r.Escaped - (EscapedSize(text) - 2)}
+}
+
+// Room returns the room of the next lookup.
+func (b *Budget) Room() Room {
+	return Room{Bytes: b.cfg.MaxLookupBytes, Escaped: b.bytesLeft()}
+}
+
+// Selected describes a lookup's text for the messages of its size errors
+// (SPEC sections 2 and 8): what it selects and, for get_lines and
+// get_range, what would fit.
+type Selected struct {
+	// What names the selection with its verb: "lines 40-2073 are",
+	// "the value at /a is". "" is "the answer is".
+	What string
+	// Fit, when set, finds what would pass both caps of room with
+	// everything else unchanged: the "fits" detail (To nil when no
+	// non-empty selection would) and the clause that names it ("lines
+	// 40-301 fit", "no line from 40 fits"). It is called only for a
+	// lookup that does not fit. Without it the message says Less.
+	Fit func(room Room) (fit errcode.Fit, clause string)
+	// Less says how to ask for less when there is no Fit: "select less"
+	// when empty.
+	Less string
+}
+
 // Fits reports whether a lookup returning text passes the caps, without
 // charging it: lookup_too_large when its UTF-8 bytes pass --max-lookup-bytes,
 // then step_bytes_exhausted when its escaped size passes the step's bytes
@@ -151,25 +189,61 @@ func (b *Budget) Refuse() { b.refused = true }
 func (b *Budget) Fits(text []byte) *errcode.Error {
 	size := int64(len(text))
 	if size > b.cfg.MaxLookupBytes {
-		return b.tooLarge(size)
+		return b.tooLarge(Selected{}, size)
 	}
-	return b.fitsEscaped(EscapedSize(text))
+	return b.fitsEscaped(Selected{}, EscapedSize(text))
 }
 
-func (b *Budget) tooLarge(size int64) *errcode.Error {
+// tooLarge is lookup_too_large for s, of size UTF-8 bytes: the size, the
+// limit, the bytes left and what fits, in the details and the message.
+func (b *Budget) tooLarge(s Selected, size int64) *errcode.Error {
+	fit, clause := b.fit(s)
 	return errcode.New(errcode.LookupTooLarge,
-		"answer is %d bytes, over the %d-byte lookup limit; select less", size, b.cfg.MaxLookupBytes).
-		With(errcode.Details{Size: new(size), Limit: new(b.cfg.MaxLookupBytes), BytesLeft: new(b.bytesLeft())})
+		"%s %d bytes, over the %d-byte lookup limit; %s (the step has %d escaped bytes left)",
+		s.what(), size, b.cfg.MaxLookupBytes, clause, b.bytesLeft()).
+		With(errcode.Details{Size: new(size), Limit: new(b.cfg.MaxLookupBytes), BytesLeft: new(b.bytesLeft()), Fits: fit})
 }
 
-func (b *Budget) fitsEscaped(escaped int64) *errcode.Error {
-	if escaped > b.bytesLeft() {
-		return errcode.New(errcode.StepBytesExhausted,
-			"answer is %d escaped bytes, over the %d left of the step's %d; select less or call begin_step",
-			escaped, b.bytesLeft(), b.cfg.MaxStepBytes).
-			With(errcode.Details{Size: new(escaped), Limit: new(b.cfg.MaxStepBytes), BytesLeft: new(b.bytesLeft())})
+// fitsEscaped is nil when escaped bytes fit the step's bytes left, else
+// step_bytes_exhausted for s: the size, the step's limit, the bytes left
+// and what fits.
+func (b *Budget) fitsEscaped(s Selected, escaped int64) *errcode.Error {
+	if escaped <= b.bytesLeft() {
+		return nil
 	}
-	return nil
+	fit, clause := b.fit(s)
+	switch {
+	case fit == nil:
+		clause += " or call begin_step"
+	case fit.To == nil:
+		clause += ": call begin_step to start a new step with a fresh budget"
+	default:
+		clause += ", or call begin_step to start a new step with a fresh budget"
+	}
+	return errcode.New(errcode.StepBytesExhausted,
+		"%s %d escaped bytes, over the %d left of the step's %d; %s",
+		s.what(), escaped, b.bytesLeft(), b.cfg.MaxStepBytes, clause).
+		With(errcode.Details{Size: new(escaped), Limit: new(b.cfg.MaxStepBytes), BytesLeft: new(b.bytesLeft()), Fits: fit})
+}
+
+// fit runs s.Fit in the room of this lookup: the detail (nil when s has no
+// Fit) and the clause of the message.
+func (b *Budget) fit(s Selected) (*errcode.Fit, string) {
+	if s.Fit == nil && s.Less == "" {
+		return nil, "select less"
+	}
+	if s.Fit == nil {
+		return nil, s.Less
+	}
+	fit, clause := s.Fit(b.Room())
+	return &fit, clause
+}
+
+func (s Selected) what() string {
+	if s.What == "" {
+		return "the answer is"
+	}
+	return s.What
 }
 
 // Charge checks text with Fits and, when it passes, adds its escaped size to
@@ -187,10 +261,18 @@ func (b *Budget) Charge(text []byte) (size, escaped int64, err *errcode.Error) {
 // its escaped size (EscapedSize), so that a text over the caps is never
 // built: the same checks in the same order.
 func (b *Budget) ChargeSized(size, escaped int64) *errcode.Error {
+	return b.ChargeSelected(Selected{}, size, escaped)
+}
+
+// ChargeSelected is ChargeSized for the selection s, whose size errors say
+// what it selects and what would fit. Its escaped size is not looked at
+// when its UTF-8 size passes the lookup cap: a caller may pass 0 then,
+// without measuring a text that will not be answered.
+func (b *Budget) ChargeSelected(s Selected, size, escaped int64) *errcode.Error {
 	if size > b.cfg.MaxLookupBytes {
-		return b.tooLarge(size)
+		return b.tooLarge(s, size)
 	}
-	if err := b.fitsEscaped(escaped); err != nil {
+	if err := b.fitsEscaped(s, escaped); err != nil {
 		return err
 	}
 	b.bytesUsed += escaped

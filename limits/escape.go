@@ -15,6 +15,21 @@ func EscapedSize[T ~string | ~[]byte](text T) int64 {
 	return n
 }
 
+// EscapedPrefix returns the length of the longest prefix of text whose
+// escaped size without its quotes (EscapedSize less 2) is at most room,
+// and that size. It reads no more of text than the prefix and the byte
+// after it.
+func EscapedPrefix(text []byte, room int64) (n int, escaped int64) {
+	for i, c := range text {
+		cost := 1 + int64(escapeExtra[c])
+		if escaped+cost > room {
+			return i, escaped
+		}
+		escaped += cost
+	}
+	return len(text), escaped
+}
+
 // escapeExtra is how many bytes beyond itself each byte adds when escaped.
 var escapeExtra = func() (t [256]uint8) {
 	for c := 0; c < 0x20; c++ {

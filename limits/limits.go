@@ -25,6 +25,7 @@ type Config struct {
 	MaxTotalBytes   int64
 	MaxMessageBytes int64
 	IdleTimeout     time.Duration
+	RunTimeout      time.Duration
 }
 
 // Defaults returns the defaults of SPEC section 2.
@@ -42,6 +43,7 @@ func Defaults() Config {
 		MaxTotalBytes:   1 << 30,
 		MaxMessageBytes: 32 << 20,
 		IdleTimeout:     30 * time.Minute,
+		RunTimeout:      10 * time.Minute,
 	}
 }
 
@@ -83,6 +85,38 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.Var(count{&c.MaxTotalBytes, 0}, "max-total-bytes", "bytes of all sessions of the process together")
 	fs.Var(count{&c.MaxMessageBytes, 0}, "max-message-bytes", "bytes of one JSON-RPC message")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "end an HTTP session silent this long (0 = never)")
+	fs.Var(atLeast{&c.RunTimeout, MinRunTimeout}, "run-timeout", "end a command of run that runs longer than this `duration` (at least 1s)")
+}
+
+// MinRunTimeout is the shortest --run-timeout (SPEC section 2).
+const MinRunTimeout = time.Second
+
+// atLeast is a flag.Value for a duration of at least min.
+type atLeast struct {
+	p   *time.Duration
+	min time.Duration
+}
+
+func (a atLeast) String() string {
+	if a.p == nil {
+		return "0s"
+	}
+	return a.p.String()
+}
+
+// Get returns the duration (flag.Getter).
+func (a atLeast) Get() any { return *a.p }
+
+func (a atLeast) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (10m, 90s)", s)
+	}
+	if d < a.min {
+		return fmt.Errorf("%q is below the minimum %s", s, a.min)
+	}
+	*a.p = d
+	return nil
 }
 
 // Count returns a flag.Value that sets *p to a decimal integer of at least

@@ -184,12 +184,14 @@ func TestBudgetCharge(t *testing.T) {
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
 	assert.Equal(t, errcode.Details{Size: new(int64(11)), Limit: new(int64(10)), BytesLeft: new(int64(14))}, err.Details)
+	assert.Equal(t, "the answer is 11 bytes, over the 10-byte lookup limit; select less (the step has 14 escaped bytes left)", err.Msg)
 
 	// 10 UTF-8 bytes pass the first cap; escaped they are 2 + 10*2 = 22 > 14.
 	_, _, err = b.Charge([]byte("\n\n\n\n\n\n\n\n\n\n"))
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
 	assert.Equal(t, errcode.Details{Size: new(int64(22)), Limit: new(int64(20)), BytesLeft: new(int64(14))}, err.Details)
+	assert.Equal(t, "the answer is 22 escaped bytes, over the 14 left of the step's 20; select less or call begin_step", err.Msg)
 	assert.Equal(t, int64(6), b.Snapshot().BytesUsed, "a failed charge adds nothing")
 
 	_, escaped, err = b.Charge([]byte("0123456789"))
@@ -197,6 +199,88 @@ func TestBudgetCharge(t *testing.T) {
 	assert.Equal(t, int64(12), escaped)
 	assert.Equal(t, int64(2), b.Snapshot().BytesLeft)
 	assert.False(t, b.Snapshot().Refused, "cap failures do not refuse the step")
+}
+
+// TestChargeSelected: a size error names the selection and what fits, as
+// its Fit finds it in the room the lookup had.
+func TestChargeSelected(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	cfg.MaxLookupBytes = 10
+	cfg.MaxStepBytes = 20
+	b := NewBudget(cfg, ClientSteps)
+	var rooms []Room
+	sel := Selected{What: "lines 3-9 are", Fit: func(r Room) (errcode.Fit, string) {
+		rooms = append(rooms, r)
+		return errcode.Fit{To: new(int64(5))}, "lines 3-5 fit"
+	}}
+	none := Selected{What: "line 3 is", Fit: func(Room) (errcode.Fit, string) { return errcode.Fit{}, "no line from 3 fits" }}
+	tests := []struct {
+		name          string
+		sel           Selected
+		size, escaped int64
+		code          errcode.Code
+		msg           string
+		fits          *errcode.Fit
+	}{
+		{"lookup cap", sel, 11, 0, errcode.LookupTooLarge,
+			"lines 3-9 are 11 bytes, over the 10-byte lookup limit; lines 3-5 fit (the step has 20 escaped bytes left)", &errcode.Fit{To: new(int64(5))}},
+		{"step", sel, 10, 21, errcode.StepBytesExhausted,
+			"lines 3-9 are 21 escaped bytes, over the 20 left of the step's 20; lines 3-5 fit, or call begin_step to start a new step with a fresh budget",
+			&errcode.Fit{To: new(int64(5))}},
+		{"nothing fits the step", none, 10, 21, errcode.StepBytesExhausted,
+			"line 3 is 21 escaped bytes, over the 20 left of the step's 20; no line from 3 fits: call begin_step to start a new step with a fresh budget",
+			&errcode.Fit{}},
+		{"without a fit", Selected{What: "page 0 (3 results) is", Less: "ask for a smaller page_size"}, 11, 0, errcode.LookupTooLarge,
+			"page 0 (3 results) is 11 bytes, over the 10-byte lookup limit; ask for a smaller page_size (the step has 20 escaped bytes left)", nil},
+	}
+	for _, tt := range tests {
+		err := b.ChargeSelected(tt.sel, tt.size, tt.escaped)
+		require.NotNil(t, err, tt.name)
+		assert.Equal(t, tt.code, err.Code, tt.name)
+		assert.Equal(t, tt.msg, err.Msg, tt.name)
+		assert.Equal(t, tt.fits, err.Fits, tt.name)
+	}
+	assert.Equal(t, []Room{{10, 20}, {10, 20}}, rooms, "the room of the lookup")
+	require.Nil(t, b.ChargeSelected(sel, 10, 20))
+	assert.Equal(t, Room{10, 0}, b.Room())
+	assert.Len(t, rooms, 2, "a lookup that fits looks for no fit")
+}
+
+func TestRoomAfter(t *testing.T) {
+	t.Parallel()
+	// A header of 6 bytes whose tab and newline escape to two bytes each:
+	// 8 escaped bytes, the quotes counted once, with the rest.
+	assert.Equal(t, Room{Bytes: 94, Escaped: 42}, Room{Bytes: 100, Escaped: 50}.After("r1	ab\n"))
+	assert.Equal(t, Room{Bytes: 100, Escaped: 50}, Room{Bytes: 100, Escaped: 50}.After(""))
+}
+
+func TestEscapedPrefix(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text    string
+		room    int64
+		n       int
+		escaped int64
+	}{
+		{"abc", 3, 3, 3},
+		{"abc", 2, 2, 2},
+		{"abc", 0, 0, 0},
+		{"abc", -1, 0, 0},
+		{"a\nb", 3, 2, 3},  // the newline takes two
+		{"a\nb", 2, 1, 1},  // and does not fit in one
+		{"\x01x", 6, 1, 6}, // a control takes six
+		{"\x01x", 5, 0, 0},
+		{"é\"", 3, 2, 2}, // a multi-byte character counts as its bytes, cut or not
+		{"é\"", 1, 1, 1},
+		{"\u2028\x7f", 4, 4, 4}, // counted as themselves
+	}
+	for _, tt := range tests {
+		n, escaped := EscapedPrefix([]byte(tt.text), tt.room)
+		assert.Equal(t, tt.n, n, "%q in %d", tt.text, tt.room)
+		assert.Equal(t, tt.escaped, escaped, "%q in %d", tt.text, tt.room)
+		assert.LessOrEqual(t, EscapedSize(tt.text[:n])-2, max(tt.room, 0))
+	}
 }
 
 func TestBudgetExpand(t *testing.T) {

@@ -6,12 +6,13 @@ import (
 	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/selectors"
 )
 
-// Analyze hashes data, checks that it is UTF-8, indexes its lines and, when
-// it is one JSON value, finds its type and builds its JSON index. The digest
+// Analyze hashes data, checks that it is UTF-8, indexes its lines, learns
+// whether its line endings are CRLF and, when it is one JSON value, finds
+// its type and builds its JSON index. The digest
 // runs on its own goroutine, beside the JSON scan (itself in two halves for
 // a large document) and the UTF-8 and line pass, so a large result costs
 // about one hash. data is kept, not copied: the caller must not change it
@@ -52,6 +53,7 @@ func AnalyzeRead(data []byte, d *Digest, ts *selectors.TextScan) (*Text, *errcod
 		return nil, err
 	}
 	t.Lines = lines
+	t.CRLF = selectors.CRLF(data)
 	return t, nil
 }
 

@@ -1,11 +1,12 @@
 package results
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/selectors"
 )
@@ -26,6 +27,12 @@ type Descriptor struct {
 	Reused          *bool   `json:"reused,omitempty"`
 	Retained        bool    `json:"retained"`
 	Reason          string  `json:"reason,omitempty"`
+	// NoFinalNewline and CRLF are the facts that edits depend on, which
+	// the text content's header states (SPEC section 3) and the
+	// structured form leaves out: the text is not empty and does not end
+	// with '\n'; the text is CRLF (SPEC section 5.2).
+	NoFinalNewline bool `json:"-"`
+	CRLF           bool `json:"-"`
 }
 
 // ReasonStoreFull is the reason of a result that did not fit (SPEC 3).
@@ -43,23 +50,34 @@ const (
 
 // Describe returns the descriptor of t as Retain kept it (or did not).
 func Describe(t *Text, complete bool, src Source, got Retained, view View, previewBytes int64) Descriptor {
-	return describe(t.Sum, int64(len(t.Data)), int64(t.Lines.Count()), t.JSON, t.Data, complete, src, got, view, previewBytes)
+	f := facts{sum: t.Sum, size: int64(len(t.Data)), lines: int64(t.Lines.Count()), typ: t.JSON,
+		noFinalNewline: !t.FinalNewline(), crlf: t.CRLF}
+	return describe(f, t.Data, complete, src, got, view, previewBytes)
+}
+
+// facts are what a descriptor says of a text, whether it is kept or not.
+type facts struct {
+	sum                  [sha256.Size]byte
+	size, lines          int64
+	typ                  jsontape.Type
+	noFinalNewline, crlf bool
 }
 
 // describe builds a descriptor from a text's facts; head is the text, or at
 // least its first previewBytes+1 bytes.
-func describe(sum [sha256.Size]byte, size, lines int64, typ jsontape.Type, head []byte,
-	complete bool, src Source, got Retained, view View, previewBytes int64) Descriptor {
+func describe(f facts, head []byte, complete bool, src Source, got Retained, view View, previewBytes int64) Descriptor {
 	d := Descriptor{
-		SHA256:   hex.EncodeToString(sum[:]),
-		Bytes:    size,
-		Lines:    lines,
-		Complete: complete,
-		Source:   src,
-		Retained: got.Result != nil,
+		SHA256:         hex.EncodeToString(f.sum[:]),
+		Bytes:          f.size,
+		Lines:          f.lines,
+		Complete:       complete,
+		Source:         src,
+		Retained:       got.Result != nil,
+		NoFinalNewline: f.noFinalNewline,
+		CRLF:           f.crlf,
 	}
-	if typ != "" {
-		t := string(typ)
+	if f.typ != "" {
+		t := string(f.typ)
 		d.JSON = &t
 	}
 	if got.Result != nil {
@@ -164,4 +182,20 @@ func Preview(data []byte, n int64) (string, bool) {
 	}
 	end := selectors.FloorCharBoundary(data, int(n))
 	return string(data[:end]), false
+}
+
+// Tail returns the longest suffix of data of at most n bytes that starts
+// at the beginning of a line, or, when the last line alone is longer, on a
+// character boundary (SPEC section 10: run's text shows where the output
+// ends); and whether it is the whole of data. A line begins at 0 or after
+// a "\n"; the end of data, after a final "\n", begins none.
+func Tail(data []byte, n int64) (string, bool) {
+	if int64(len(data)) <= n {
+		return string(data), true
+	}
+	from := len(data) - int(max(n, 0))
+	if i := bytes.IndexByte(data[from-1:len(data)-1], '\n'); i >= 0 {
+		return string(data[from+i:]), false
+	}
+	return string(data[selectors.CeilCharBoundary(data, from):]), false
 }

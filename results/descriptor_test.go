@@ -16,6 +16,7 @@ import (
 func TestDescriptorAppendJSON(t *testing.T) {
 	t.Parallel()
 	yes, no, exit := true, false, int64(-3)
+	pexit := &exit
 	awkward := "<a & b>\u2028\"\\\n\x01é\xff"
 	tests := []struct {
 		name string
@@ -24,7 +25,7 @@ func TestDescriptorAppendJSON(t *testing.T) {
 		{"bare", Descriptor{SHA256: "x"}},
 		{"every member", Descriptor{
 			ID: new("r1"), SHA256: awkward, Bytes: 9, Lines: 2, Complete: true, JSON: new("object"),
-			Source:  Source{Kind: KindEdit, At: new(awkward), Path: new("p<"), Label: new(awkward), ExitCode: &exit, TimedOut: &no, DroppedBytes: 7},
+			Source:  Source{Kind: KindEdit, At: new(awkward), Path: new("p<"), Label: new(awkward), ExitCode: &pexit, TimedOut: &no, DroppedBytes: 7},
 			Preview: new(awkward), PreviewComplete: &yes, Reused: &no, Retained: true, Reason: ReasonStoreFull,
 		}},
 		{"empty strings and zeros", Descriptor{ID: new(""), JSON: new(""), Preview: new(""), PreviewComplete: &no, Reused: &yes, Source: Source{Kind: ""}}},
@@ -44,4 +45,32 @@ func TestDescriptorAppendJSON(t *testing.T) {
 	assert.Equal(t, "null", string((*Descriptor)(nil).AppendJSON(nil)))
 	at := Descriptor{SHA256: "x", Source: Source{Kind: KindEdit, At: new("/k\xed\xa0\x80")}}
 	assert.Contains(t, string(at.AppendJSON(nil)), `"source":{"kind":"edit","at":"/k\ud800"}`)
+}
+
+func TestTail(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		data  string
+		n     int64
+		want  string
+		whole bool
+	}{
+		{"a\nb\nc\n", 6, "a\nb\nc\n", true},
+		{"a\nb\nc\n", 100, "a\nb\nc\n", true},
+		{"a\nb\nc\n", 5, "b\nc\n", false},
+		{"a\nb\nc\n", 4, "b\nc\n", false},
+		{"a\nb\nc\n", 3, "c\n", false},
+		{"a\nb\nc\n", 1, "\n", false},
+		{"x\ny", 1, "y", false},
+		{"line\nlong last line", 8, "ast line", false},
+		{"ééé", 3, "é", false},
+		{"a\n€", 4, "€", false},
+		{"abc", 0, "", false},
+		{"", 0, "", true},
+	}
+	for _, tt := range tests {
+		got, whole := Tail([]byte(tt.data), tt.n)
+		assert.Equal(t, tt.want, got, "%q, %d", tt.data, tt.n)
+		assert.Equal(t, tt.whole, whole, "%q, %d", tt.data, tt.n)
+	}
 }

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/selectors"
 )
@@ -26,11 +26,17 @@ type Source struct {
 	// Path is the root-relative path (file, listing), or the expanded
 	// arguments' top-level string "path" (edit).
 	Path *string `json:"path,omitempty"`
-	// Label, ExitCode, TimedOut and DroppedBytes describe captured output.
+	// Label, ExitCode, TimedOut, Cancelled, DroppedBytes and Replaced
+	// describe captured output. ExitCode is nil when not given
+	// (retain_output without exit_code), and points to nil when a signal
+	// ended a run's command (exit_code null). Cancelled and Replaced come
+	// from run alone, and show only when true and when not 0.
 	Label        *string `json:"label,omitempty"`
-	ExitCode     *int64  `json:"exit_code,omitempty"`
+	ExitCode     **int64 `json:"exit_code,omitempty"`
 	TimedOut     *bool   `json:"timed_out,omitempty"`
+	Cancelled    bool    `json:"cancelled,omitempty"`
 	DroppedBytes int64   `json:"dropped_bytes,omitempty"`
+	Replaced     int64   `json:"replaced,omitempty"`
 }
 
 // AppendJSON appends the source's JSON form as json.Marshal writes it,
@@ -58,15 +64,26 @@ func (s *Source) appendJSON(dst []byte, escapeHTML bool) []byte {
 	}
 	if s.ExitCode != nil {
 		dst = append(dst, `,"exit_code":`...)
-		dst = strconv.AppendInt(dst, *s.ExitCode, 10)
+		if *s.ExitCode == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = strconv.AppendInt(dst, **s.ExitCode, 10)
+		}
 	}
 	if s.TimedOut != nil {
 		dst = append(dst, `,"timed_out":`...)
 		dst = strconv.AppendBool(dst, *s.TimedOut)
 	}
+	if s.Cancelled {
+		dst = append(dst, `,"cancelled":true`...)
+	}
 	if s.DroppedBytes != 0 {
 		dst = append(dst, `,"dropped_bytes":`...)
 		dst = strconv.AppendInt(dst, s.DroppedBytes, 10)
+	}
+	if s.Replaced != 0 {
+		dst = append(dst, `,"replaced":`...)
+		dst = strconv.AppendInt(dst, s.Replaced, 10)
 	}
 	return append(dst, '}')
 }
@@ -85,10 +102,13 @@ func (s *Source) appendKey(dst []byte) []byte {
 			dst = strconv.AppendQuote(dst, *p)
 		}
 	}
-	if s.ExitCode == nil {
+	switch {
+	case s.ExitCode == nil:
 		dst = append(dst, '-')
-	} else {
-		dst = strconv.AppendInt(dst, *s.ExitCode, 10)
+	case *s.ExitCode == nil:
+		dst = append(dst, 's')
+	default:
+		dst = strconv.AppendInt(dst, **s.ExitCode, 10)
 		dst = append(dst, ',')
 	}
 	switch {
@@ -99,7 +119,12 @@ func (s *Source) appendKey(dst []byte) []byte {
 	default:
 		dst = append(dst, 'f')
 	}
-	return strconv.AppendInt(dst, s.DroppedBytes, 10)
+	if s.Cancelled {
+		dst = append(dst, 'c')
+	}
+	dst = strconv.AppendInt(dst, s.DroppedBytes, 10)
+	dst = append(dst, ',')
+	return strconv.AppendInt(dst, s.Replaced, 10)
 }
 
 // The source kinds.
@@ -121,7 +146,15 @@ type Text struct {
 	JSON jsontape.Type
 	// Index is the JSON index of the result when JSON is set, else nil.
 	Index *jsontape.Index
+	// CRLF says that the text is CRLF as SPEC section 5.2 defines it:
+	// at least one line ending, and every one "\r\n". A splice of it
+	// writes a new line's "\n" as "\r\n", and its header says crlf.
+	CRLF bool
 }
+
+// FinalNewline reports whether the text is empty or ends with '\n'; the
+// header of one that does not says "no final newline" (SPEC section 3).
+func (t *Text) FinalNewline() bool { return selectors.FinalNewline(t.Data) }
 
 // Hex returns the full lowercase hex digest.
 func (t *Text) Hex() string { return hex.EncodeToString(t.Sum[:]) }

@@ -163,7 +163,8 @@ func TestStoreReuseLoneSurrogates(t *testing.T) {
 
 	// Any other listing is what a json.Encoder without HTML escaping writes.
 	label, code, timedOut := "go <test> & \"x\"\n\u2028", int64(-1), false
-	src := Source{Kind: KindOutput, Label: &label, ExitCode: &code, TimedOut: &timedOut, DroppedBytes: 7}
+	pcode := &code
+	src := Source{Kind: KindOutput, Label: &label, ExitCode: &pcode, TimedOut: &timedOut, DroppedBytes: 7}
 	r := s.Retain(text(t, "[1]"), false, src).Result
 	require.NotNil(t, r)
 	short := r.Listed()

@@ -18,6 +18,9 @@ type Summary struct {
 	Sum   [sha256.Size]byte
 	Size  int64
 	Lines int64
+	// NoFinalNewline and CRLF are the descriptor's facts of the same
+	// names.
+	NoFinalNewline, CRLF bool
 	// Head is the text's first bytes, at least as many as the preview
 	// needs.
 	Head []byte
@@ -40,6 +43,7 @@ type StreamScan struct {
 	headN int
 	err   *errcode.Error
 	nonWS byte // the first byte that is not JSON whitespace, 0 before it
+	ends  selectors.EndingScan
 }
 
 // NewStreamScan returns a scan that keeps the first headBytes bytes (plus
@@ -64,6 +68,7 @@ func (s *StreamScan) Write(chunk []byte) {
 		}
 	}
 	s.newlines += int64(bytes.Count(chunk, []byte{'\n'}))
+	s.ends.Write(chunk)
 	if len(chunk) > 0 {
 		s.last = chunk[len(chunk)-1]
 	}
@@ -125,7 +130,8 @@ func (s *StreamScan) Finish() (*Summary, *errcode.Error) {
 	if s.size > 0 && s.last != '\n' {
 		lines++
 	}
-	sum := &Summary{Size: s.size, Lines: lines, Head: s.head}
+	sum := &Summary{Size: s.size, Lines: lines, Head: s.head,
+		NoFinalNewline: s.size > 0 && s.last != '\n', CRLF: s.ends.CRLF()}
 	s.h.Sum(sum.Sum[:0])
 	return sum, nil
 }
@@ -133,5 +139,6 @@ func (s *StreamScan) Finish() (*Summary, *errcode.Error) {
 // DescribeSummary returns the descriptor of a text that was not kept (the
 // store is full): as Describe's for a result that did not fit.
 func DescribeSummary(s *Summary, complete bool, src Source, view View, previewBytes int64) Descriptor {
-	return describe(s.Sum, s.Size, s.Lines, "", s.Head, complete, src, Retained{}, view, previewBytes)
+	f := facts{sum: s.Sum, size: s.Size, lines: s.Lines, noFinalNewline: s.NoFinalNewline, crlf: s.CRLF}
+	return describe(f, s.Head, complete, src, Retained{}, view, previewBytes)
 }

@@ -31,13 +31,15 @@ func checkStream(t *testing.T, data []byte, step int) {
 	assert.Equal(t, sha256.Sum256(data), got.Sum)
 	assert.Equal(t, int64(len(data)), got.Size)
 	assert.Equal(t, int64(want.Lines.Count()), got.Lines, "step %d: %q", step, data)
+	assert.Equal(t, want.CRLF, got.CRLF, "crlf, step %d: %q", step, data)
+	assert.Equal(t, !want.FinalNewline(), got.NoFinalNewline, "no final newline, step %d: %q", step, data)
 	assert.Equal(t, string(data[:min(len(data), 16+4)]), string(got.Head))
 }
 
 func TestStreamScan(t *testing.T) {
 	t.Parallel()
 	texts := []string{
-		"", "a", "\n", "a\nb", "a\r\nb\r\n", "é", "€ and 𝄞\n", strings.Repeat("日本語\n", 9),
+		"", "a", "\n", "a\nb", "a\r\nb\r\n", "a\r\nb", "a\r\nb\n", "a\rb\r\n", "a\r", "\r\n\r\n", "é", "€ and 𝄞\n", strings.Repeat("日本語\n", 9),
 		"ab\x80c", "abc\xe2\x82", "\xc0\xafx", "x\xed\xa0\x80", "€\xe2\x82€", "\xf0\x9d\x84", "𝄞\xff",
 	}
 	for _, text := range texts {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontest"
+	"github.com/loom-results/loom-results/internal/testkit/jsontest"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/server/transport"
@@ -40,13 +40,17 @@ func TestAppendMessageSynthetic(t *testing.T) {
 	str := func(s string) *string { return &s }
 	yes, no := true, false
 	exit, next := int64(-1), int64(3)
+	var signalled *int64
+	pexit := &exit
 	snap := limits.Snapshot{Step: 1, LookupsUsed: 2, LookupsLeft: 3, BytesUsed: 4, BytesLeft: 5, ExpandBytesUsed: 6, ExpandBytesLeft: 7, Refused: true}
 	full := results.Descriptor{
 		ID: str("r1"), SHA256: "ab<>", Bytes: 1, Lines: 1, Complete: true, JSON: str("object"),
-		Source:  results.Source{Kind: "edit", At: str("/a<b>"), Path: str("p\u2028"), Label: str("l&"), ExitCode: &exit, TimedOut: &no, DroppedBytes: 9},
+		Source:  results.Source{Kind: "edit", At: str("/a<b>"), Path: str("p\u2028"), Label: str("l&"), ExitCode: &pexit, TimedOut: &no, DroppedBytes: 9},
 		Preview: str(""), PreviewComplete: &yes, Reused: &no, Retained: true, Reason: "store_full",
 	}
 	bare := results.Descriptor{SHA256: "x"}
+	ran := results.Descriptor{SHA256: "y", Source: results.Source{Kind: "output", Label: str("test"), ExitCode: &signalled, TimedOut: &yes,
+		Cancelled: true, DroppedBytes: 1, Replaced: 2}, Preview: str("tail"), PreviewComplete: &no, Reused: &no}
 	ids := []any{nil, "", "id<>&\u2028", "bad\xff", float64(0), math.Copysign(0, -1), 1.5, 1e21, 1e20, 1e-7, 1e-6, 123456789, -1e300,
 		int64(-7), 42, json.RawMessage(` "raw" `), json.RawMessage("7")}
 
@@ -77,7 +81,7 @@ func TestAppendMessageSynthetic(t *testing.T) {
 			success(text, nil), success(text, sel), success(text, &other), success(text, &lines), success(text, &none),
 			success(text, &briefing.Page{Page: 1, Pages: 2, Total: 3, Results: []results.Descriptor{full, bare}, Next: &next, Budget: &snap, Text: text}),
 			success(text, &briefing.Page{Results: []results.Descriptor{}}), success(text, &briefing.Page{}),
-			success(text, &full), success(text, &bare), success(text, stepAnswer{Step: 3, Limits: limits.Defaults().Step()}),
+			success(text, &full), success(text, &bare), success(text, &ran), success(text, stepAnswer{Step: 3, Limits: limits.Defaults().Step()}),
 			success(text, map[string]any{"b": text, "a": []any{1.5, nil, true}}), success(text, (*briefing.Selection)(nil)),
 			success(text, (*briefing.Page)(nil)), success(text, struct{ X string }{text}),
 			failure(errText, &snap), failure(errText, nil), &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: failureBody{}},
@@ -235,9 +239,10 @@ func TestEncodedShapes(t *testing.T) {
 			"Next *int64 next; Budget *limits.Snapshot budget,omitempty; Text string -"},
 		{results.Descriptor{}, "ID *string id; SHA256 string sha256; Bytes int64 bytes; Lines int64 lines; Complete bool complete; " +
 			"Source results.Source source; JSON *string json; Preview *string preview,omitempty; PreviewComplete *bool preview_complete,omitempty; " +
-			"Reused *bool reused,omitempty; Retained bool retained; Reason string reason,omitempty"},
+			"Reused *bool reused,omitempty; Retained bool retained; Reason string reason,omitempty; NoFinalNewline bool -; CRLF bool -"},
 		{results.Source{}, "Kind string kind; At *string at,omitempty; Path *string path,omitempty; Label *string label,omitempty; " +
-			"ExitCode *int64 exit_code,omitempty; TimedOut *bool timed_out,omitempty; DroppedBytes int64 dropped_bytes,omitempty"},
+			"ExitCode **int64 exit_code,omitempty; TimedOut *bool timed_out,omitempty; Cancelled bool cancelled,omitempty; " +
+			"DroppedBytes int64 dropped_bytes,omitempty; Replaced int64 replaced,omitempty"},
 		{limits.Snapshot{}, "Step int64 step; LookupsUsed int64 lookups_used; LookupsLeft int64 lookups_left; BytesUsed int64 bytes_used; " +
 			"BytesLeft int64 bytes_left; ExpandBytesUsed int64 expand_bytes_used; ExpandBytesLeft int64 expand_bytes_left; Refused bool refused"},
 		{limits.Limit{}, "Name string ; Value int64 "},

@@ -177,7 +177,7 @@ func BenchmarkEncodeAnswer(b *testing.B) {
 	for i := range 16 {
 		id, label, exit := "r"+strconv.Itoa(i+1), "go test ./... run "+strconv.Itoa(i), int64(1)
 		page.Results = append(page.Results, results.Descriptor{ID: &id, SHA256: strings.Repeat("9f", 32), Bytes: 8, Lines: 1,
-			Source: results.Source{Kind: results.KindOutput, Label: &label, ExitCode: &exit}, Retained: true})
+			Source: results.Source{Kind: results.KindOutput, Label: &label, ExitCode: new(&exit)}, Retained: true})
 	}
 	next := int64(1)
 	page.Next = &next

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 
@@ -30,8 +30,8 @@ func TestInspectAnswer(t *testing.T) {
 	sum := digest(body)
 	assert.Equal(t, "r1 file a.go: 23 bytes, 3 lines, complete, sha256="+sum[:12]+"\n"+
 		"package \n[preview: first 8 of 23 bytes]\n"+
-		"r2 file d.json: 8 bytes, 1 line, complete, sha256="+digest(`{"k": 1}`)[:12]+", json=object\n"+
-		"{\"k\": 1}\n[no final newline]\n"+
+		"r2 file d.json: 8 bytes, 1 line, no final newline, complete, sha256="+digest(`{"k": 1}`)[:12]+", json=object\n"+
+		"{\"k\": 1}\n"+
 		"missing: error not_found: file \"missing\" not found\n", mcptest.Text(res))
 	entries := mcptest.Structured(res)["results"].([]any)
 	assert.Equal(t, map[string]any{

@@ -13,7 +13,11 @@
 //
 //  1. transport.Transport.ServeStdio (transport/stdio.go) reads one line,
 //     at most --max-message-bytes (a longer one is answered -32600 and
-//     dropped unread).
+//     dropped unread). It reads on while a call runs: a
+//     notifications/cancelled is acted on as it is read (it cancels the
+//     context of the request it names, transport/inflight.go), every other
+//     message waits in a bounded queue and is handled in its turn, one at a
+//     time, in the order read.
 //  2. readMessage (transport/envelope.go) decides, once, what the line is:
 //     valid JSON (json.Valid, mcp-go's verdict), one object, its envelope
 //     members by their exact names (jsonrpc, id, method, params), a
@@ -47,7 +51,9 @@
 //     response in one pass into the output buffer: the envelope, the text
 //     content copied from the selection's escaped text, and the structured
 //     content by its own AppendJSON; the exact bytes json.Marshal would
-//     write. The line is flushed before the next one is read.
+//     write. The line is flushed before the next message is handled; a
+//     call's notifications (run's progress, transport.Notify) are written
+//     as they happen, before its answer.
 //
 // Over HTTP the same message takes the same hops from step 2: the
 // transport's HTTPHandler checks the request (Host, Origin, token, path,

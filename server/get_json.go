@@ -23,11 +23,12 @@ func getJSONTool(cfg ToolConfig) mcpserver.ServerTool {
 		Tool: mcp.Tool{
 			Name: "get_json",
 			Description: cfg.describe(
-				"Return one value of a stored strict-JSON result by RFC 6901 pointer (\"\" is the whole document; "+
+				"Return one value of a stored strict-JSON result or file (path, retained as inspect retains it; the text then "+
+					"starts with its header line) by RFC 6901 pointer (\"\" is the whole document; "+
 					"the #-fragment form is accepted): as \"lexeme\" (default) its exact original text, every digit kept, "+
 					"or as \"string\" a JSON string's decoded text. Duplicate member names on the path fail with ambiguous_json. "+
 					lookupLimits(cfg),
-				"One value of a stored strict-JSON result by RFC 6901 pointer (\"\" is the whole): as lexeme (default) its "+
+				"One value of a stored strict-JSON result or file (path) by RFC 6901 pointer (\"\" is the whole): as lexeme (default) its "+
 					"exact text, every digit kept, or as string a JSON string's decoded text."),
 			RawInputSchema: schema(props(pathRefProps, []prop{
 				{"pointer", `{"type":"string","description":"RFC 6901 JSON pointer, e.g. /dependencies/0/version."}`},

@@ -24,10 +24,12 @@ func getLinesTool(cfg ToolConfig) mcpserver.ServerTool {
 		Tool: mcp.Tool{
 			Name: "get_lines",
 			Description: cfg.describe(
-				"Return lines first..last (inclusive, numbered from 1, newlines included) of a stored result; "+
+				"Return lines first..last (inclusive, numbered from 1, newlines included) of a stored result or a file (path, "+
+					"retained as inspect retains it; the text then starts with its header line, which names its result); "+
 					"omitted last means the last line. With numbered, each line comes as \"N: <line>\", as find shows it: "+
 					"the numbers and \": \" are not part of the text, so never copy them into an edit. "+lookupLimits(cfg),
-				"Lines first..last (inclusive, from 1; no last: to the end) of a stored result, newlines included. "+
+				"Lines first..last (inclusive, from 1; no last: to the end) of a stored result or a file (path: the text "+
+					"starts with its header line, which names its result), newlines included. "+
 					"With numbered, each line comes as \"N: <line>\", as find shows it: the numbers and \": \" are not part "+
 					"of the text, so never copy them into an edit."),
 			RawInputSchema: schema(props(pathRefProps, []prop{

@@ -24,9 +24,10 @@ func getRangeTool(cfg ToolConfig) mcpserver.ServerTool {
 		Tool: mcp.Tool{
 			Name: "get_range",
 			Description: cfg.describe(
-				"Return the bytes [start, end) of a stored result (half-open; offsets must lie on UTF-8 character boundaries; "+
+				"Return the bytes [start, end) of a stored result or a file (path, retained as inspect retains it; the text then "+
+					"starts with its header line) (half-open; offsets must lie on UTF-8 character boundaries; "+
 					"omitted start is 0, omitted end the size). "+lookupLimits(cfg),
-				"Bytes [start, end) of a stored result, on UTF-8 character boundaries (default: 0 to the size)."),
+				"Bytes [start, end) of a stored result or a file (path), on UTF-8 character boundaries (default: 0 to the size)."),
 			RawInputSchema: schema(props(pathRefProps, []prop{
 				{"start", `{"type":"integer","default":0,"description":"First byte, from 0 (default 0)."}`},
 				{"end", `{"type":"integer","description":"Byte after the last (default: the size)."}`},

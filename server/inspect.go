@@ -75,10 +75,12 @@ func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 			Description: cfg.describe(
 				fmt.Sprintf("Read 1 to %d files under the root once and keep their exact bytes for this session. "+
 					"Shows a descriptor per path (ID, sha256, bytes, lines, a preview of at most %d bytes), not the contents; "+
+					"a directory (\".\" is the root) is retained as the list of its files, one path a line, .gitignore honoured; "+
 					"use find and get_lines/get_range/get_json to read what you need. Files over %d bytes are refused (too_large). "+
 					"Not a lookup: it spends no budget.", briefing.MaxPaths, cfg.PreviewBytes, cfg.MaxResultBytes),
 				fmt.Sprintf("Keep the exact bytes of 1 to %d files for this session and show a descriptor of each (ID, sha256, "+
-					"bytes, lines, a preview of at most %d bytes), not its contents. Not a lookup.", briefing.MaxPaths, cfg.PreviewBytes)),
+					"bytes, lines, a preview of at most %d bytes), not its contents; a directory gives the list of its files "+
+					"(.gitignore honoured) as a result. Not a lookup.", briefing.MaxPaths, cfg.PreviewBytes)),
 			RawInputSchema: schema([]prop{
 				{"paths", fmt.Sprintf(`{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":%d,"description":"Paths relative to the root (or absolute under it)."}`, briefing.MaxPaths)},
 			}, "paths"),

@@ -77,7 +77,7 @@ var outputDefs = map[string]string{
 		`"complete":{"type":"boolean"},` +
 		`"source":{"$ref":"#/$defs/source"},` +
 		`"json":{"enum":["object","array","string","number","boolean","null",null],"description":"The JSON type when the whole result is one strict JSON value, else null."},` +
-		`"preview":{"type":"string","description":"The first bytes, ending on a character boundary (legacy context only)."},` +
+		`"preview":{"type":"string","description":"The first bytes, ending on a character boundary; for run's output, the last bytes, from the start of a line (legacy context only)."},` +
 		`"preview_complete":{"type":"boolean"},` +
 		`"reused":{"type":"boolean"},` +
 		`"retained":{"type":"boolean"},` +
@@ -86,7 +86,8 @@ var outputDefs = map[string]string{
 	"source": `{"type":"object","properties":{` +
 		`"kind":{"enum":["file","listing","output","edit"]},` +
 		`"path":{"type":"string"},"at":{"type":"string"},"label":{"type":"string"},` +
-		`"exit_code":{"type":"integer"},"timed_out":{"type":"boolean"},"dropped_bytes":{"type":"integer","minimum":1}},` +
+		`"exit_code":{"type":["integer","null"],"description":"null when a signal ended a run's command."},"timed_out":{"type":"boolean"},` +
+		`"cancelled":{"const":true},"dropped_bytes":{"type":"integer","minimum":1},"replaced":{"type":"integer","minimum":1}},` +
 		`"required":["kind"],"additionalProperties":false}`,
 	"sha256": `{"type":"string","pattern":"^[0-9a-f]{64}$"}`,
 	"budget": `{"type":"object","description":"The step's budget after this call (SPEC section 6).","properties":{` +
@@ -104,16 +105,17 @@ var outputDefs = map[string]string{
 
 // errorDef is the error object of SPEC section 8: a stable code, a message
 // and the details that apply, under the names the SPEC gives them (those of
-// section 8, and path, size and sha256 for write_file's conflict, where size
-// and sha256 may be null).
+// section 8, fits for the size errors of get_lines and get_range, and path,
+// size, sha256, current and diff for write_file's conflict, where each may
+// be null but path).
 func errorDef() string {
 	return `{"type":"object","properties":{` +
 		`"code":{"enum":` + string(marshal(errcode.Codes)) + `},` +
 		`"message":{"type":"string"},` +
 		`"offset":{"type":"integer"},"before":{"type":"integer"},"after":{"type":"integer"},` +
 		`"lines":{"type":"integer"},"size":{"type":["integer","null"]},"limit":{"type":"integer"},` +
-		`"bytes_left":{"type":"integer"},"at":{"type":"string"},"cause":{"$ref":"#/$defs/error"},` +
-		`"path":{"type":"string"},"sha256":{"type":["string","null"]}},` +
+		`"bytes_left":{"type":"integer"},"fits":{"type":["integer","null"]},"at":{"type":"string"},"cause":{"$ref":"#/$defs/error"},` +
+		`"path":{"type":"string"},"sha256":{"type":["string","null"]},"current":{"type":["string","null"]},"diff":{"type":["string","null"]}},` +
 		`"required":["code","message"],"additionalProperties":false}`
 }
 

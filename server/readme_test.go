@@ -43,7 +43,7 @@ func TestReadmeToolTable(t *testing.T) {
 	}
 
 	listed := map[string][]string{}
-	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true}) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t)}) {
 		var schema struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 			Required   []string                   `json:"required"`

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -15,16 +16,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/refdoc"
+	"github.com/loom-results/loom-results/internal/testkit/refdoc"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 const referencePath = "../" + refdoc.Path
 
 // referenceTools are the tools the reference documents: every tool,
-// write_file included, with the default limits its defaults come from.
+// write_file and run included (run with one command, test), with the
+// default limits its defaults come from.
 func referenceTools() []mcpserver.ServerTool {
-	return Tools(ToolConfig{Config: limits.Defaults(), Write: true})
+	test, err := workspace.ParseCommand("test=go test ./...")
+	if err != nil {
+		panic(err)
+	}
+	return Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: []workspace.Command{test}})
 }
 
 // TestReferenceTools checks docs/reference.md's "Tools" against tools/list:
@@ -48,6 +55,47 @@ func TestReferenceCodes(t *testing.T) {
 	require.NoError(t, err)
 	problems := checkReferenceCodes(doc, errcode.Codes)
 	assert.Empty(t, problems, "%s is behind errcode.Codes:\n%s", refdoc.Path, strings.Join(problems, "\n"))
+}
+
+// TestReferenceErrorExamples: every error line that docs/reference.md
+// shows in a code block is one the server answers: it is in the recorded
+// sessions of conformance/testdata (as the server writes it in JSON) or
+// the first line of a row of TestErrorMessages.
+func TestReferenceErrorExamples(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(referencePath)
+	require.NoError(t, err)
+	scripts, err := filepath.Glob("../conformance/testdata/*.txtar")
+	require.NoError(t, err)
+	require.NotEmpty(t, scripts)
+	var recorded strings.Builder
+	for _, f := range scripts {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		recorded.Write(b)
+	}
+	rows := map[string]bool{}
+	for _, r := range errorRows {
+		line, _, _ := strings.Cut(r.want, "\n")
+		rows[line] = true
+	}
+	examples := 0
+	fenced := false
+	for line := range strings.Lines(string(raw)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced || !strings.HasPrefix(line, "error ") {
+			continue
+		}
+		examples++
+		quoted := string(marshal(line)) // as the server writes it, \u003e and all
+		quoted = quoted[1 : len(quoted)-1]
+		assert.True(t, rows[line] || strings.Contains(recorded.String(), quoted), "no session answers %s", line)
+	}
+	assert.Greater(t, examples, 40, "the examples were read")
 }
 
 // TestReferenceChecksFail: the checks above catch a page that fell behind,

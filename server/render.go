@@ -7,10 +7,9 @@ import (
 	"github.com/loom-results/loom-results/results"
 )
 
-// renderDescriptor renders a descriptor as text content: one header line
-// with the facts (a digest as its first 12 hex digits), then the preview,
-// and a closing line when the preview is not the whole result (or, when it
-// is, "[no final newline]" if the result does not end with one). Example:
+// renderDescriptor renders a descriptor as text content: its header line
+// (renderHeader), then the preview, and a closing line when the preview is
+// not the whole result. Example:
 //
 //	r3 file server/tools.go: 48213 bytes, 1204 lines, complete, sha256=0a1b2c3d4e5f, json=object
 //	<preview>
@@ -22,10 +21,7 @@ func renderDescriptor(b *strings.Builder, d results.Descriptor) {
 	}
 	b.WriteString(*d.Preview)
 	if !strings.HasSuffix(*d.Preview, "\n") {
-		b.WriteByte('\n')
-		if *d.PreviewComplete {
-			b.WriteString("[no final newline]\n")
-		}
+		b.WriteByte('\n') // the header says "no final newline" when this is the end
 	}
 	if !*d.PreviewComplete {
 		b.WriteString("[preview: first " + strconv.Itoa(len(*d.Preview)) + " of " + strconv.FormatInt(d.Bytes, 10) + " bytes]\n")
@@ -40,7 +36,15 @@ func headerLine(d results.Descriptor) string {
 	return b.String()
 }
 
-// renderHeader writes a descriptor's header line, "\n" included.
+// renderHeader writes a descriptor's header line (SPEC section 3), "\n"
+// included: the ID (or why there is none), the source, bytes, lines, the
+// line-ending facts that edits depend on ("crlf" for a CRLF result, "no
+// final newline" for a non-empty one that does not end with "\n"),
+// completeness, the digest's first 12 hex digits, the JSON type and
+// whether the result was reused. Every answer that shows a result's header
+// writes it here, so that they all read alike:
+//
+//	r3 file a.txt: 120 bytes, 4 lines, crlf, no final newline, complete, sha256=0a1b2c3d4e5f
 func renderHeader(b *strings.Builder, d results.Descriptor) {
 	if d.ID != nil {
 		b.WriteString(*d.ID)
@@ -52,6 +56,12 @@ func renderHeader(b *strings.Builder, d results.Descriptor) {
 	b.WriteString(": ")
 	b.WriteString(count(d.Bytes, "byte") + ", ")
 	b.WriteString(count(d.Lines, "line") + ", ")
+	if d.CRLF {
+		b.WriteString("crlf, ")
+	}
+	if d.NoFinalNewline {
+		b.WriteString("no final newline, ")
+	}
 	if d.Complete {
 		b.WriteString("complete")
 	} else {
@@ -87,14 +97,24 @@ func renderSource(s results.Source) string {
 	if s.Label != nil {
 		parts = append(parts, strconv.Quote(*s.Label))
 	}
-	if s.ExitCode != nil {
-		parts = append(parts, "exit="+strconv.FormatInt(*s.ExitCode, 10))
+	switch {
+	case s.ExitCode == nil:
+	case *s.ExitCode == nil:
+		parts = append(parts, "exit=signal")
+	default:
+		parts = append(parts, "exit="+strconv.FormatInt(**s.ExitCode, 10))
 	}
 	if s.TimedOut != nil && *s.TimedOut {
 		parts = append(parts, "timed_out")
 	}
+	if s.Cancelled {
+		parts = append(parts, "cancelled")
+	}
 	if s.DroppedBytes > 0 {
 		parts = append(parts, "dropped="+strconv.FormatInt(s.DroppedBytes, 10))
+	}
+	if s.Replaced > 0 {
+		parts = append(parts, "replaced="+strconv.FormatInt(s.Replaced, 10))
 	}
 	return strings.Join(parts, " ")
 }

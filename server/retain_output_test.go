@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 
@@ -27,7 +27,7 @@ func TestRetainOutputAnswer(t *testing.T) {
 	assert.Equal(t, map[string]any{"kind": "output", "label": "make", "exit_code": float64(0), "timed_out": false}, mcptest.Structured(res)["source"],
 		"exit_code and timed_out when given, dropped_bytes 0 left out")
 	assert.Equal(t, true, mcptest.Structured(res)["complete"])
-	assert.Equal(t, "r2 output \"make\" exit=0: 4 bytes, 1 line, complete, sha256="+digest("done")[:12]+"\ndone\n[no final newline]\n", mcptest.Text(res))
+	assert.Equal(t, "r2 output \"make\" exit=0: 4 bytes, 1 line, no final newline, complete, sha256="+digest("done")[:12]+"\ndone\n", mcptest.Text(res))
 
 	res = s.Call(3, "retain_output", `{"label":"t","text":"x","exit_code":null,"timed_out":null,"complete":null,"dropped_bytes":null}`)
 	assert.Equal(t, map[string]any{"kind": "output", "label": "t"}, mcptest.Structured(res)["source"], "null counts as omitted")

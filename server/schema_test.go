@@ -16,7 +16,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/conformance"
-	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 
@@ -33,6 +33,7 @@ var argStructs = map[string]any{
 	"retain_output": retainOutputArgs{},
 	"begin_step":    beginStepArgs{},
 	"write_file":    writeFileArgs{},
+	"run":           runArgs{},
 }
 
 // inputSchema is what these tests read of an input schema.
@@ -58,7 +59,7 @@ func readInputSchema(t *testing.T, raw json.RawMessage) inputSchema {
 func TestInputSchemasMatchArguments(t *testing.T) {
 	t.Parallel()
 	jsonType := map[reflect.Kind]string{reflect.String: "string", reflect.Int64: "integer", reflect.Bool: "boolean"}
-	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true}) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t)}) {
 		name := tool.Tool.Name
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -208,7 +209,7 @@ func TestSnapshotsHaveTools(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, snaps)
 	listed := map[string]bool{}
-	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true}) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t)}) {
 		listed[tool.Tool.Name+".json"] = true
 	}
 	for _, snap := range snaps {
@@ -222,7 +223,7 @@ func TestSnapshotsHaveTools(t *testing.T) {
 func outputSchemas(t *testing.T) map[string][3]*jsonschema.Resolved {
 	t.Helper()
 	out := map[string][3]*jsonschema.Resolved{}
-	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true}) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t)}) {
 		name := tool.Tool.Name
 		raw := tool.Tool.RawOutputSchema
 		require.NotNil(t, raw, "%s has no outputSchema", name)
@@ -362,7 +363,7 @@ func TestOutputSchemasRefuse(t *testing.T) {
 // it refers to, and only those, so a client resolves it on its own.
 func TestOutputSchemasStandAlone(t *testing.T) {
 	t.Parallel()
-	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true}) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t)}) {
 		raw := string(tool.Tool.RawOutputSchema)
 		var m struct {
 			Defs map[string]json.RawMessage `json:"$defs"`

@@ -26,9 +26,10 @@ const Name = "loom-results"
 type Options struct {
 	Limits  limits.Config
 	Policy  briefing.Policy
-	Steps   limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
-	Answers Answers      // what answers carry (--answers); "" is DefaultAnswers(Steps)
-	Write   bool         // serve write_file (--write)
+	Steps   limits.Steps       // who calls begin_step (--steps); "" is limits.ClientSteps
+	Answers Answers            // what answers carry (--answers); "" is DefaultAnswers(Steps)
+	Write   bool               // serve write_file (--write)
+	Run     briefing.RunConfig // run's commands (--run); none: no run
 	Root    *workspace.Root
 	Log     io.Writer // where recovered panics are logged, with their stacks; nil: stderr
 	// MemorySlack, when positive, makes the runtime's soft memory limit
@@ -39,7 +40,7 @@ type Options struct {
 
 // tools is the tool configuration of these options.
 func (o Options) tools() ToolConfig {
-	return ToolConfig{Config: o.Limits, Steps: o.Steps, Answers: o.Answers, Write: o.Write}
+	return ToolConfig{Config: o.Limits, Steps: o.Steps, Answers: o.Answers, Write: o.Write, Commands: o.Run.Commands}
 }
 
 // DefaultMemorySlack is the command's --memory-slack.
@@ -108,7 +109,7 @@ func instructions(cfg ToolConfig) string {
 	if cfg.Write {
 		s += "3. write_file writes an edit of a result you inspected: splice line edits into it ({\"result\", \"edits\"}), or " +
 			"compose the new text from stored selections and new text; unchanged text is never generated again. It checks the " +
-			"file is still what you read (conflict otherwise: inspect it again), writes atomically, answers with the diff " +
+			"file is still what you read (a conflict otherwise, which retains the file's current text as a result to redo the edit on), writes atomically, answers with the diff " +
 			"and a new result ID for the next edit.\n"
 	} else {
 		s += "3. expand_edit turns $compose and $splice nodes in a write action's arguments into file contents, so unchanged " +
@@ -138,6 +139,10 @@ func modelInstructions(cfg ToolConfig) string {
 	} else {
 		s += "This server writes no files.\n"
 	}
+	if len(cfg.Commands) > 0 {
+		s += "- run {name}: run a test or build named at start (" + commandNames(cfg.Commands) + "); answers with the output's " +
+			"last lines and its result ID: find FAIL or error in it, get_lines around what it finds.\n"
+	}
 	s += fmt.Sprintf("Each step allows %d lookups (find, get_lines, get_range, get_json, list_results) of at most %d bytes, "+
 		"%d in all. Call begin_step when you start a new action, and whenever an answer is lookup_limit or step_refused; "+
 		"then repeat that call.\n", cfg.MaxLookups, cfg.MaxLookupBytes, cfg.MaxStepBytes)
@@ -147,7 +152,7 @@ func modelInstructions(cfg ToolConfig) string {
 // newBriefing returns a fresh briefing of this server.
 func (s *Server) newBriefing() *briefing.Briefing {
 	return briefing.New(briefing.Options{Limits: s.opts.Limits, Policy: s.opts.Policy, Steps: s.opts.Steps, Root: s.opts.Root, Quota: s.quota,
-		Header: headerLine})
+		Header: headerLine, Run: s.opts.Run})
 }
 
 // Session is the transport's state of one client session: its briefing.

@@ -9,18 +9,20 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // ToolConfig is what the tool definitions depend on: the limits their
 // descriptions state, the step mode (SPEC section 2, --steps), which
 // decides the tool set, the descriptions and the schemas' detail, what
-// every answer carries (--answers), and whether write_file is served
-// (--write).
+// every answer carries (--answers), whether write_file is served
+// (--write), and run's commands (--run).
 type ToolConfig struct {
 	limits.Config
-	Steps   limits.Steps
-	Answers Answers // "" is the step mode's default (DefaultAnswers)
-	Write   bool
+	Steps    limits.Steps
+	Answers  Answers // "" is the step mode's default (DefaultAnswers)
+	Write    bool
+	Commands []workspace.Command // run's commands (--run); none: no run
 }
 
 // Answers says what every answer carries (SPEC section 2, --answers).
@@ -71,7 +73,8 @@ func (cfg ToolConfig) describe(client, model string) string {
 // Tools returns the tools of SPEC section 5 for cfg (tools/list sorts them
 // by name): with --steps model without expand_edit and retain_output,
 // which a stock client cannot use, and with compact input schemas;
-// write_file only with cfg.Write. With --answers text no tool has an
+// write_file only with cfg.Write, run only with cfg.Commands. With
+// --answers text no tool has an
 // outputSchema and no answer a structured content.
 func Tools(cfg ToolConfig) []mcpserver.ServerTool {
 	tools := []mcpserver.ServerTool{
@@ -88,6 +91,9 @@ func Tools(cfg ToolConfig) []mcpserver.ServerTool {
 	tools = append(tools, beginStepTool(cfg))
 	if cfg.Write {
 		tools = append(tools, writeFileTool(cfg))
+	}
+	if len(cfg.Commands) > 0 {
+		tools = append(tools, runTool(cfg))
 	}
 	for i := range tools {
 		t := &tools[i]

@@ -13,15 +13,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/toolsnaps")
 
 // TestToolSnapshots compares every tool's definition (with the default
-// flags and --write) with its snapshot in testdata/toolsnaps; a missing
-// snapshot fails, -update rewrites them.
+// flags, --write and two --run commands) with its snapshot in
+// testdata/toolsnaps; a missing snapshot fails, -update rewrites them.
 func TestToolSnapshots(t *testing.T) {
-	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true}) {
+	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t)}) {
 		t.Run(tool.Tool.Name, func(t *testing.T) {
 			got, err := json.MarshalIndent(tool.Tool, "", "  ")
 			require.NoError(t, err)
@@ -47,7 +48,7 @@ func TestToolsDescribeLimitsAndHints(t *testing.T) {
 	cfg.MaxStepBytes = 5678
 	lookups := map[string]bool{"find": true, "get_lines": true, "get_range": true, "get_json": true, "list_results": true}
 	names := map[string]bool{}
-	for _, tool := range Tools(ToolConfig{Config: cfg, Write: true}) {
+	for _, tool := range Tools(ToolConfig{Config: cfg, Write: true, Commands: snapCommands(t)}) {
 		name := tool.Tool.Name
 		names[name] = true
 		a := tool.Tool.Annotations
@@ -55,11 +56,16 @@ func TestToolsDescribeLimitsAndHints(t *testing.T) {
 		require.NotNil(t, a.DestructiveHint, name)
 		require.NotNil(t, a.IdempotentHint, name)
 		require.NotNil(t, a.OpenWorldHint, name)
-		// write_file alone writes: SPEC section 9's hints.
-		writes := name == "write_file"
+		// write_file and run alone write: SPEC section 9's hints and
+		// section 10's, which open the world (a command may do what its
+		// user may).
+		writes := name == "write_file" || name == "run"
 		assert.Equal(t, !writes, *a.ReadOnlyHint, name)
 		assert.Equal(t, writes, *a.DestructiveHint, name)
-		assert.False(t, *a.OpenWorldHint, name)
+		assert.Equal(t, name == "run", *a.OpenWorldHint, name)
+		if writes {
+			assert.False(t, *a.IdempotentHint, name)
+		}
 		assert.NotEmpty(t, a.Title, name)
 		if lookups[name] {
 			for _, n := range []int64{cfg.MaxLookups, cfg.MaxLookupBytes, cfg.MaxStepBytes} {
@@ -70,8 +76,8 @@ func TestToolsDescribeLimitsAndHints(t *testing.T) {
 		require.NoError(t, json.Unmarshal(tool.Tool.RawInputSchema, &schema), name)
 		assert.Equal(t, false, schema["additionalProperties"], name)
 	}
-	assert.Len(t, names, 10)
-	assert.Len(t, Tools(ToolConfig{Config: cfg}), 9, "without --write there is no write_file")
+	assert.Len(t, names, 11)
+	assert.Len(t, Tools(ToolConfig{Config: cfg}), 9, "without --write there is no write_file, without --run no run")
 }
 
 // TestStepModes: with --steps model the tools a stock client cannot use
@@ -81,8 +87,8 @@ func TestToolsDescribeLimitsAndHints(t *testing.T) {
 // begin_step's description tells the model when to call it.
 func TestStepModes(t *testing.T) {
 	t.Parallel()
-	client := Tools(ToolConfig{Config: limits.Defaults(), Write: true})
-	model := Tools(ToolConfig{Config: limits.Defaults(), Write: true, Steps: limits.ModelSteps})
+	client := Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t)})
+	model := Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t), Steps: limits.ModelSteps})
 	byName := map[string]int{}
 	for i, c := range client {
 		byName[c.Tool.Name] = i
@@ -100,6 +106,23 @@ func TestStepModes(t *testing.T) {
 			assert.Contains(t, m.Tool.Description, "whenever an answer is lookup_limit or step_refused")
 		}
 	}
-	assert.Equal(t, []string{"inspect", "find", "get_lines", "get_range", "get_json", "list_results", "begin_step", "write_file"}, names)
+	assert.Equal(t, []string{"inspect", "find", "get_lines", "get_range", "get_json", "list_results", "begin_step", "write_file", "run"}, names)
 	assert.Len(t, client, len(model)+2)
+}
+
+// snapCommands are the --run commands of the tool snapshots.
+func snapCommands(t *testing.T) []workspace.Command {
+	return commands(t, "test=go test ./...", "lint=go vet ./...")
+}
+
+// commands parses --run values.
+func commands(t *testing.T, values ...string) []workspace.Command {
+	t.Helper()
+	var cs []workspace.Command
+	for _, v := range values {
+		c, err := workspace.ParseCommand(v)
+		require.NoError(t, err)
+		cs = append(cs, c)
+	}
+	return cs
 }

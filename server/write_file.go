@@ -68,8 +68,8 @@ func writeFileTool(cfg ToolConfig) mcpserver.ServerTool {
 				"n = lines + 1 appends). Line numbers refer to the result as stored; edits come in file order and must not overlap; "+
 				`a non-empty text must end with "\n" unless it is the last edit and reaches the end of the result. `+
 				"path defaults to the spliced result's file, and base, the result the edit was made from, to the spliced result when "+
-				"it is that file's. The file must still hold exactly base's bytes (otherwise conflict: inspect it again and redo the "+
-				"edit); without base only a new file is written. The write is atomic. Answers with the unified diff and the new "+
+				"it is that file's. The file must still hold exactly base's bytes (otherwise conflict, which retains the file's current text as a result: redo the "+
+				"edit on it); without base only a new file is written. The write is atomic. Answers with the unified diff and the new "+
 				fmt.Sprintf("result ID of the written text, so the next edit splices that result with its new line numbers. "+
 					"At most %d expanded bytes a step. ", cfg.MaxExpandBytes)+refused,
 				writeFileModelDescription),

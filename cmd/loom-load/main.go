@@ -18,7 +18,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/loom-results/loom-results/internal/loadtest"
+	"github.com/loom-results/loom-results/internal/instruments/loadtest"
 )
 
 func main() {

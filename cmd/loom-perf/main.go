@@ -3,9 +3,10 @@
 // @modelcontextprotocol/server-filesystem, grep -rn and git ls-files over
 // directory trees, the cheapest call on the same
 // transport, a replay server and handler that answer with loom's recorded
-// bytes) and prints the tables, then the same tables as Markdown.
+// bytes, and for run the command run directly) and prints the tables, then
+// the same tables as Markdown. The phase runlog runs only when named.
 //
-//	go run ./cmd/loom-perf [--runs N] [--phases warm,replay,find,paths,http,cold] [--small]
+//	go run ./cmd/loom-perf [--runs N] [--phases warm,replay,find,paths,http,cold,run,runlog] [--small]
 //	                       [--loom BIN] [--replay BIN] [--fs-server JS]
 package main
 
@@ -22,9 +23,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/loom-results/loom-results/internal/loombin"
-	"github.com/loom-results/loom-results/internal/perfbench"
-	"github.com/loom-results/loom-results/internal/replayserver"
+	"github.com/loom-results/loom-results/internal/instruments/perfbench"
+	"github.com/loom-results/loom-results/internal/instruments/replayserver"
+	"github.com/loom-results/loom-results/internal/testkit/loombin"
 )
 
 func main() {
@@ -48,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	small := fs.Bool("small", false, "small files and one round by default: checks that every row runs, in seconds; the numbers mean little")
 	runs := fs.Int("runs", 0, "interleaved rounds (at least 1; default 7, 1 with --small)")
-	phases := fs.String("phases", strings.Join(perfbench.AllPhases, ","), "the phases to run, comma-separated")
+	phases := fs.String("phases", strings.Join(perfbench.AllPhases, ","), "the phases to run, comma-separated (also "+strings.Join(perfbench.OnRequest, ",")+", on request)")
 	loom := fs.String("loom", "", "loom-results binary (default: build ./cmd/loom-results into a temp dir)")
 	replay := fs.String("replay", "", "loom-replay binary (default: build ./internal/replayserver/cmd/loom-replay into a temp dir)")
 	fsServer := fs.String("fs-server", "", "server-filesystem's dist/index.js (default: clients/node_modules/... in the module)")
@@ -65,7 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Phases = strings.Split(*phases, ",")
 	usage := fmt.Sprintf("usage: loom-perf [--runs N>=1] [--phases %s] [--small] [--loom BIN] [--replay BIN] [--fs-server JS]",
-		strings.Join(perfbench.AllPhases, ","))
+		strings.Join(append(append([]string{}, perfbench.AllPhases...), perfbench.OnRequest...), ","))
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("%s: unexpected argument %q", usage, fs.Arg(0))}
 	}
@@ -78,6 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	modRoot, _ := moduleRoot(ctx)
+	cfg.Module = modRoot
 
 	if *loom == "" {
 		if *loom, err = loombin.Build(ctx, tmp); err != nil {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loom-results/loom-results/internal/editbench"
+	"github.com/loom-results/loom-results/internal/instruments/editbench"
 )
 
 // benchEdits runs `loom-results bench-edits --repo PATH --commits N

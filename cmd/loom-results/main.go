@@ -26,12 +26,19 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// After the first signal, a second one ends the process at once, as
-	// the signal's default action does, without waiting for calls in
-	// flight.
-	context.AfterFunc(ctx, stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		// After the first signal, a second one ends the process at once,
+		// as the signal's default action does, without waiting for calls
+		// in flight: the default is back before the shutdown starts (and
+		// says so on stderr), not at some later moment.
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		cancel()
+	}()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	var usage usageError
 	switch {
@@ -80,6 +87,7 @@ type serverFlags struct {
 	steps     *string
 	answers   *string
 	write     *bool
+	runs      *commandList
 	// The HTTP transport's and the heap's, beside the limits.
 	http        *transport.HTTPOptions
 	memorySlack *int64
@@ -105,6 +113,8 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
 	f.answers = fs.String("answers", "", "what answers carry: full (text and structured content, output schemas) or text (the text alone) (default: full with --steps client, text with --steps model)")
 	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
+	f.runs = &commandList{}
+	fs.Var(f.runs, "run", "`NAME=COMMAND`: serve run, which runs COMMAND (split into words as a POSIX shell does, nothing expanded) in the root when the model names it; repeatable (off: the server runs nothing)")
 	f.memorySlack, f.maxSessions = new(int64), new(int64)
 	*f.memorySlack, *f.maxSessions = server.DefaultMemorySlack, transport.DefaultMaxSessions
 	fs.Var(limits.Count(f.memorySlack, 0), "memory-slack", "bytes of garbage the heap may hold beside the stored results before it is collected (0: Go's default collector)")
@@ -180,7 +190,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
 	}
 	s := server.New(server.Options{Limits: cfg, Policy: policy, Steps: limits.Steps(*f.steps), Answers: answers, Write: *f.write, Root: r,
-		Log: stderr, MemorySlack: *f.memorySlack})
+		Run: briefing.RunConfig{Commands: f.runs.commands}, Log: stderr, MemorySlack: *f.memorySlack})
 
 	if *f.httpAddr != "" {
 		httpOpts.Addr, httpOpts.Token = *f.httpAddr, *f.httpToken
@@ -205,9 +215,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 // shutdownWait bounds how long a signal waits for the calls in flight: a
 // write finishing or cleaning up takes far less (a 32 MiB write and its
 // fsync, on a local disk, well under a second), and a running command is
-// ended at once; it is half of the 10 s that container runtimes give
+// sent SIGTERM at once and SIGKILL after workspace.KillGrace (5 s), so the
+// bound is that and 2 s more, within the 10 s that container runtimes give
 // before they send SIGKILL. A test may shorten it.
-var shutdownWait = 5 * time.Second
+var shutdownWait = workspace.KillGrace + 2*time.Second
 
 // shutdown ends serving on SIGINT or SIGTERM (SPEC section 2): the
 // transport takes no more calls and cancels those in flight, then the
@@ -241,5 +252,26 @@ func shutdown(tr *transport.Transport, answered <-chan error, stderr io.Writer) 
 		case <-ctx.Done():
 		}
 	}
+	return nil
+}
+
+// commandList is --run NAME=COMMAND, repeatable: each value a command of
+// run (workspace.ParseCommand); a malformed value or a repeated name is a
+// bad flag (status 2).
+type commandList struct{ commands []workspace.Command }
+
+func (l *commandList) String() string { return "" }
+
+func (l *commandList) Set(value string) error {
+	c, err := workspace.ParseCommand(value)
+	if err != nil {
+		return err
+	}
+	for _, prev := range l.commands {
+		if prev.Name == c.Name {
+			return fmt.Errorf("command %s is named twice (%q and %q): give each command its own name", c.Name, prev.Line, c.Line)
+		}
+	}
+	l.commands = append(l.commands, c)
 	return nil
 }

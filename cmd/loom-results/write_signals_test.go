@@ -316,7 +316,7 @@ func TestSIGTERMDuringWrite(t *testing.T) {
 		t.Run(c.name(), func(t *testing.T) {
 			p, dir := startHalted(t, c)
 			require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
-			p.waitStderr("loom-results: shutting down: waiting up to 5s for 1 call in flight")
+			p.waitStderr("loom-results: shutting down: waiting up to 7s for 1 call in flight")
 			require.NoError(t, p.release.Close())
 			text, isErr := p.answer()
 			assert.False(t, isErr, text)

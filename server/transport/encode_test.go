@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/jsontest"
+	"github.com/loom-results/loom-results/internal/testkit/jsontest"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server"
 	"github.com/loom-results/loom-results/server/transport"
@@ -181,12 +181,18 @@ func TestEncodeConformanceScripts(t *testing.T) {
 			steps := fs.String("steps", string(limits.ClientSteps), "")
 			answers := fs.String("answers", "", "")
 			write := fs.Bool("write", false, "")
+			var run briefing.RunConfig
+			fs.Func("run", "", func(v string) error {
+				c, err := workspace.ParseCommand(v)
+				run.Commands = append(run.Commands, c)
+				return err
+			})
 			root := fs.String("root", dir, "") // relative to the workspace, as replay runs the server in it
 			require.NoError(t, fs.Parse(sc.flags))
 			if !filepath.IsAbs(*root) {
 				*root = filepath.Join(dir, *root)
 			}
-			tw := newTwin(t, server.Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), Answers: server.Answers(*answers), Write: *write}, *root)
+			tw := newTwin(t, server.Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), Answers: server.Answers(*answers), Write: *write, Run: run}, *root)
 			for _, line := range sc.client {
 				tw.exchange(bytes.ReplaceAll(line, []byte("$ROOT"), []byte(dir)))
 			}
@@ -234,7 +240,9 @@ func parseTxtar(t testing.TB, data []byte) script {
 		case name == "flags":
 			for line := range strings.Lines(string(body)) {
 				if l := strings.TrimSpace(line); !strings.HasPrefix(l, "#") {
-					sc.flags = append(sc.flags, strings.Fields(l)...)
+					words, err := workspace.SplitWords(l)
+					require.NoError(t, err)
+					sc.flags = append(sc.flags, words...)
 				}
 			}
 		case name == "symlinks":

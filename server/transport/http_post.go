@@ -106,10 +106,33 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			t.unknownSession(w, id)
 			return
 		}
-		resp := t.tr.handle(t.sessionContext(r.Context(), sess), msg)
+		if key, isCancel, ok := cancellation(&msg); isCancel {
+			// Acted on at once, beside the call it names (inflight.go).
+			if ok {
+				sess.inflight.cancel(key)
+			}
+			t.release(sess)
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		ctx := t.sessionContext(r.Context(), sess)
+		var stream *sseStream
+		if request {
+			var done func()
+			ctx, done = sess.inflight.start(ctx, msg.id)
+			defer done()
+			if acceptsSSE(r.Header) {
+				stream = &sseStream{t: t, w: w}
+				ctx = withNotifier(ctx, stream)
+			}
+		}
+		resp := t.tr.handle(ctx, msg)
 		sess.drainNotes()
 		t.release(sess)
 		switch {
+		case stream != nil && stream.close(&msg, resp):
+			// Answered as the last event of the stream its notifications
+			// opened.
 		case resp == nil || isNilMessage(resp):
 			w.WriteHeader(http.StatusAccepted)
 		case request:

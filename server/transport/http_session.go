@@ -48,9 +48,10 @@ type stopper interface{ Stop() bool }
 // httpSession is one MCP session over HTTP: mcp-go's ClientSession, and the
 // transport's state of it.
 type httpSession struct {
-	id    string
-	state Session // the server's state of the session (a briefing)
-	notes chan mcp.JSONRPCNotification
+	id       string
+	state    Session // the server's state of the session (a briefing)
+	notes    chan mcp.JSONRPCNotification
+	inflight inflight // the session's requests being served
 
 	logLevel
 	initialized atomic.Bool
@@ -256,10 +257,12 @@ func (t *HTTPHandler) end(id string) bool {
 }
 
 // endLocked removes sess from the table, so that its ID gets 404 from now
-// on, and reports whether it can be freed now (no request of it running).
+// on, cancels its requests that are running (a run ends its command), and
+// reports whether it can be freed now (no request of it running).
 func (t *HTTPHandler) endLocked(sess *httpSession) bool {
 	delete(t.sessions, sess.id)
 	sess.ended = true
+	sess.inflight.cancelAll()
 	if sess.timer != nil {
 		sess.timer.Stop()
 		sess.timer = nil
