@@ -244,7 +244,7 @@ func TestSignals(t *testing.T) {
 
 // TestInitWork runs the binary with the runtime's init trace and sums what
 // package initialisation allocates before main. Start-up is most of the time
-// to a served tools/list (README, Performance). The JSON Schema module that
+// to a served tools/list (docs/performance.md, Start-up). The JSON Schema module that
 // mcp-go's server package imports for its optional validation compiles five
 // drafts' metaschemas at init (about 1.7 MB); this server validates no
 // schema, but a module installed with go install cannot patch it, so it is
