@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/testroot"
+	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"

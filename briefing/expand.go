@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/hugepage"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/hugepage"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"

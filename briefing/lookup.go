@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"

@@ -2,7 +2,7 @@ package briefing
 
 import (
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 )
 
 // wrongMember is the error of an edit member of the wrong type. It names

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
-	"github.com/loom-results/loom-results/internal/linediff"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/linediff"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/testroot"
+	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/internal/writehook"
 	"github.com/loom-results/loom-results/limits"
 )

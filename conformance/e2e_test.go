@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/loom-results/loom-results/internal/loombin"
+	"github.com/loom-results/loom-results/internal/testkit/loombin"
 )
 
 // binary is the loom-results executable that TestMain builds once.

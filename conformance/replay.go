@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loom-results/loom-results/internal/stdioclient"
+	"github.com/loom-results/loom-results/internal/testkit/stdioclient"
 )
 
 // Replay replays each script (a .txtar file, or a directory whose *.txtar

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/selectors"
 )
 

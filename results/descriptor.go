@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/selectors"
 )

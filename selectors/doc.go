@@ -1,6 +1,6 @@
 // Package selectors selects from a stored result: half-open byte ranges,
 // inclusive line ranges, RFC 6901 JSON pointers (over the index of package
-// internal/jsontape, which knows the JSON grammar), and the lines that
+// internal/engine/jsontape, which knows the JSON grammar), and the lines that
 // match a pattern. Everything here is a pure function over the result's
 // bytes (and the indexes built from them once); nothing copies or rescans a
 // result to answer a lookup.

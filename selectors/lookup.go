@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 )
 
 // Lookup resolves pointer p in the document ix under the rules of SPEC

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/loom-results/loom-results/internal/benchdoc"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/internal/instruments/benchdoc"
 )
 
 // benchPointers are lookups at the start, the middle and the end of the

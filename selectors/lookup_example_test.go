@@ -3,7 +3,7 @@ package selectors_test
 import (
 	"fmt"
 
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/selectors"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontest"
+	"github.com/loom-results/loom-results/internal/testkit/jsontest"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/server/transport"

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 )
 
 // decodeArgs binds a tool call's raw arguments to dst, a pointer to a struct

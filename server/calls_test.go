@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 

@@ -31,12 +31,13 @@ func TestDesignLayout(t *testing.T) {
 }
 
 // TestDesignLayoutChecksFail: the check catches a folder without a line, a
-// line without a folder and a package not named, and the files it checks
-// leave out what git ignores.
+// line without a folder, a package not named and a line that names no
+// folder, and the files it checks leave out what git ignores.
 func TestDesignLayoutChecksFail(t *testing.T) {
 	t.Parallel()
-	files := []string{"README.md", "a/a.go", "a/b/b.go", "a/b/testdata/x.txt", "a/c/testdata/x.go", "d/notes.md", ".ci/run"}
-	const block = "a/   the product\n  b/   a package\nd/   notes\n.ci/ checks\n"
+	files := []string{"README.md", "a/a.go", "a/b/b.go", "a/b/testdata/x.txt", "a/c/testdata/x.go",
+		"a/d/e/e.go", "a/d/f/f.go", "a/d/f/g/g.go", "d/notes.md", ".ci/run"}
+	const block = "a/   the product\n  b/   a package\n  d/   two more\n    e/   a package; f/ another\nd/   notes\n.ci/ checks\n"
 	tests := []struct {
 		name  string
 		block string
@@ -46,8 +47,10 @@ func TestDesignLayoutChecksFail(t *testing.T) {
 		{"as it is", block, files, nil},
 		{"a folder without a line", block, append(slices.Clone(files), "e/e.go"), []string{"top-level folder e/ has no line"}},
 		{"a line without a folder", block + "f/  gone\n", files, []string{"a line names f/, which git does not hold"}},
-		{"a package not named", block, append(slices.Clone(files), "a/g/h/g.go"), []string{"a/g/ holds Go code and has no indented line under a/"}},
-		{"a package named that is not there", strings.Replace(block, "  b/", "  c/", 1), files, []string{"a/b/ holds Go code and has no indented line under a/", "an indented line names a/c/, which holds no Go code"}},
+		{"a package not named", block, append(slices.Clone(files), "a/g/h/g.go"), []string{"a/g/ holds Go code and has no line under a/"}},
+		{"a package not named under a listed one", block, append(slices.Clone(files), "a/d/h/h.go"), []string{"a/d/h/ holds Go code and has no line under a/d/"}},
+		{"a package named that is not there", strings.Replace(block, "  b/", "  c/", 1), files, []string{"a line names a/c/, which holds no Go code", "a/b/ holds Go code and has no line under a/"}},
+		{"a line that names no folder", block + "  see above\n", files, []string{"a line names no folder first: see above"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,68 +98,78 @@ func gitFiles(t *testing.T, dir string) []string {
 }
 
 // checkLayout compares a Layout block with files (paths relative to the
-// repository's root): an unindented line for every top-level folder and
-// for no other; under a top-level folder, an indented line whose first
-// word names each folder one level down that holds Go code outside
-// testdata (other names of such folders in a line's text count too), and
-// none for a folder that holds none. It returns the differences.
+// repository's root). A line names a folder with its first word; two more
+// spaces of indentation than the line above put it inside that line's
+// folder, and other names in a line's text that exist beside its folder
+// count too. It wants a line for every top-level folder and none for a
+// folder git does not hold; a line for every folder one level down that
+// holds Go code outside testdata; and, under a deeper folder that has
+// lines of its own, a line for each such folder in it. It returns the
+// differences, sorted.
 func checkLayout(block string, files []string) []string {
-	top := map[string]bool{}      // top-level folders
-	packages := map[string]bool{} // "a/b": a folder one level down with Go code
+	folders := map[string]bool{} // every folder, "a" and "a/b"
+	hasGo := map[string]bool{}   // folders with Go code below them, outside testdata
 	for _, f := range files {
 		parts := strings.Split(f, "/")
-		if len(parts) < 2 {
-			continue
-		}
-		top[parts[0]] = true
-		if len(parts) >= 3 && strings.HasSuffix(f, ".go") && !slices.Contains(parts, "testdata") {
-			packages[parts[0]+"/"+parts[1]] = true
+		goCode := strings.HasSuffix(f, ".go") && !slices.Contains(parts, "testdata")
+		for i := 1; i < len(parts); i++ {
+			dir := strings.Join(parts[:i], "/")
+			folders[dir] = true
+			if goCode {
+				hasGo[dir] = true
+			}
 		}
 	}
 
 	var problems []string
-	lined := map[string]bool{}
-	named := map[string]bool{}
-	parent := ""
-	name := regexp.MustCompile(`(^|\s)([a-z.][a-z0-9_.-]*)/`)
+	lined := map[string]bool{}   // folders with a line, or named in one
+	parents := map[string]bool{} // folders with lines inside them
+	var stack []string           // the folder of the last line at each depth
+	first := regexp.MustCompile(`^( *)([a-z.][a-z0-9_.-]*)/(\s|$)`)
+	other := regexp.MustCompile(`\s([a-z.][a-z0-9_.-]*)/`)
 	for line := range strings.Lines(block) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if !strings.HasPrefix(line, " ") {
-			m := name.FindStringSubmatch(line)
-			if m == nil || m[1] != "" {
-				problems = append(problems, "a line names no folder first: "+strings.TrimSpace(line))
-				continue
-			}
-			parent = m[2]
-			lined[parent] = true
-			if !top[parent] {
-				problems = append(problems, "a line names "+parent+"/, which git does not hold")
-			}
+		m := first.FindStringSubmatch(line)
+		if m == nil || len(m[1])%2 != 0 || len(m[1])/2 > len(stack) {
+			problems = append(problems, "a line names no folder first: "+strings.TrimSpace(line))
 			continue
 		}
-		for i, m := range name.FindAllStringSubmatch(line, -1) {
-			p := parent + "/" + m[2]
-			if i == 0 && strings.HasPrefix(strings.TrimSpace(line), m[2]+"/") {
-				named[p] = true
-				if !packages[p] {
-					problems = append(problems, "an indented line names "+p+"/, which holds no Go code")
-				}
-			} else if packages[p] {
-				named[p] = true
+		depth := len(m[1]) / 2
+		stack = stack[:depth]
+		parent, path := "", m[2]
+		if depth > 0 {
+			parent = stack[depth-1]
+			path = parent + "/" + m[2]
+			parents[parent] = true
+		}
+		stack = append(stack, path)
+		lined[path] = true
+		switch {
+		case !folders[path]:
+			problems = append(problems, "a line names "+path+"/, which git does not hold")
+		case depth > 0 && !hasGo[path]:
+			problems = append(problems, "a line names "+path+"/, which holds no Go code")
+		}
+		for _, o := range other.FindAllStringSubmatch(line[len(m[0]):], -1) {
+			if sibling := strings.TrimPrefix(parent+"/"+o[1], "/"); hasGo[sibling] {
+				lined[sibling] = true
 			}
 		}
 	}
-	for _, f := range slices.Sorted(maps.Keys(top)) {
-		if !lined[f] {
-			problems = append(problems, "top-level folder "+f+"/ has no line")
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(packages)) {
-		if !named[p] {
-			dir, _, _ := strings.Cut(p, "/")
-			problems = append(problems, p+"/ holds Go code and has no indented line under "+dir+"/")
+	for _, dir := range slices.Sorted(maps.Keys(folders)) {
+		parent, _, nested := strings.Cut(dir, "/")
+		switch {
+		case !nested && !lined[dir]:
+			problems = append(problems, "top-level folder "+dir+"/ has no line")
+		case !nested:
+		case lined[dir] || !hasGo[dir]:
+		default:
+			parent = dir[:strings.LastIndex(dir, "/")]
+			if !strings.Contains(parent, "/") || parents[parent] {
+				problems = append(problems, dir+"/ holds Go code and has no line under "+parent+"/")
+			}
 		}
 	}
 	slices.Sort(problems)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/mcptest"
-	"github.com/loom-results/loom-results/internal/testroot"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/loom-results/loom-results/internal/replayserver"
+	"github.com/loom-results/loom-results/internal/instruments/replayserver"
 )
 
 // The references of the stdio benchmarks: limits the server cannot beat,
@@ -28,7 +28,7 @@ func BenchmarkSHA256InMemory16MiB(b *testing.B) {
 }
 
 // replayOf records s's answers to calls (tool and arguments) and returns a
-// session of internal/replayserver serving them over the same in-memory
+// session of internal/instruments/replayserver serving them over the same in-memory
 // pipes: the same requests, answered with loom's bytes at no cost but the
 // transport's.
 func replayOf(b *testing.B, s *benchSession, calls ...[2]string) *benchSession {

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/refdoc"
+	"github.com/loom-results/loom-results/internal/testkit/refdoc"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/workspace"
 )

@@ -16,7 +16,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/conformance"
-	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 

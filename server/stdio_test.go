@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/mcptest"
-	"github.com/loom-results/loom-results/internal/testroot"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 )
 

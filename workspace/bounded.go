@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/loom-results/loom-results/internal/hugepage"
+	"github.com/loom-results/loom-results/internal/engine/hugepage"
 )
 
 // readWindow is the most one read takes when a watcher works beside it.

@@ -19,7 +19,7 @@ import (
 	"syscall"
 
 	"github.com/loom-results/loom-results/cmd/internal/cli"
-	"github.com/loom-results/loom-results/internal/loadtest"
+	"github.com/loom-results/loom-results/internal/instruments/loadtest"
 )
 
 func main() {

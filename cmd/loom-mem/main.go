@@ -3,7 +3,7 @@
 // far past what it stores, and on the load program's run, a fresh server
 // each time, and prints the peak resident set (VmHWM) of each against the
 // bytes stored and the target 1.25 x stored + 32 MiB (medians, with the
-// smallest and largest of the runs). Its logic is in internal/membench.
+// smallest and largest of the runs). Its logic is in internal/instruments/membench.
 //
 //	go run ./cmd/loom-mem [--runs 5] [--only REGEXP] [--server PATH] [--no-load]
 //	    [--server-arg FLAG]... [--env KEY=VALUE]...
@@ -24,7 +24,7 @@ import (
 	"syscall"
 
 	"github.com/loom-results/loom-results/cmd/internal/cli"
-	"github.com/loom-results/loom-results/internal/membench"
+	"github.com/loom-results/loom-results/internal/instruments/membench"
 )
 
 func main() {

@@ -24,9 +24,9 @@ import (
 	"syscall"
 
 	"github.com/loom-results/loom-results/cmd/internal/cli"
-	"github.com/loom-results/loom-results/internal/loombin"
-	"github.com/loom-results/loom-results/internal/perfbench"
-	"github.com/loom-results/loom-results/internal/replayserver"
+	"github.com/loom-results/loom-results/internal/instruments/perfbench"
+	"github.com/loom-results/loom-results/internal/instruments/replayserver"
+	"github.com/loom-results/loom-results/internal/testkit/loombin"
 )
 
 func main() {

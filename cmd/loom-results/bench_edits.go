@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/loom-results/loom-results/cmd/internal/cli"
-	"github.com/loom-results/loom-results/internal/editbench"
+	"github.com/loom-results/loom-results/internal/instruments/editbench"
 )
 
 // benchEdits runs `loom-results bench-edits --repo PATH --commits N

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/loom-results/loom-results/internal/refdoc"
+	"github.com/loom-results/loom-results/internal/testkit/refdoc"
 )
 
 const referencePath = "../../" + refdoc.Path

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/jsontest"
+	"github.com/loom-results/loom-results/internal/testkit/jsontest"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server"
 	"github.com/loom-results/loom-results/server/transport"

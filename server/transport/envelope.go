@@ -10,7 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/loom-results/loom-results/internal/jsontape"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 )
 
 // inbound is one JSON-RPC message as readMessage decided it is. Both

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/mcptest"
+	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server"
 	"github.com/loom-results/loom-results/server/transport"
