@@ -16,7 +16,8 @@ import (
 
 // TestReadmeToolTable checks the README's tool table against the tools the
 // server lists: the same tools, and for each the same arguments, optional
-// ones marked with "?".
+// ones marked with "?"; a tool marked "only with" a flag is listed only
+// with it, and one marked "not with `--steps model`" only without it.
 func TestReadmeToolTable(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
@@ -26,20 +27,22 @@ func TestReadmeToolTable(t *testing.T) {
 	table, _, ok = strings.Cut(table, "<!-- /tools -->")
 	require.True(t, ok)
 
-	row := regexp.MustCompile("^\\| `([a-z_]+)`[^|]* \\| (.*?) \\|")
+	row := regexp.MustCompile("^\\| `([a-z_]+)`([^|]*) \\| (.*?) \\|")
 	documented := map[string][]string{}
+	marks := map[string]string{}
 	for _, line := range strings.Split(table, "\n") {
 		m := row.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
 		args := []string{}
-		if m[2] != "none" {
-			for _, a := range strings.Split(m[2], ", ") {
+		if m[3] != "none" {
+			for _, a := range strings.Split(m[3], ", ") {
 				args = append(args, strings.Trim(a, "`"))
 			}
 		}
 		documented[m[1]] = args
+		marks[m[1]] = strings.TrimSpace(m[2])
 	}
 
 	listed := map[string][]string{}
@@ -62,54 +65,18 @@ func TestReadmeToolTable(t *testing.T) {
 	for name, args := range listed {
 		assert.ElementsMatch(t, args, documented[name], name)
 	}
-}
 
-// TestReadmeLayout checks the README's Layout block against the tree: one
-// line for every top-level folder (and .ci), and every package under
-// internal/ and server/ named, none that does not exist.
-func TestReadmeLayout(t *testing.T) {
-	t.Parallel()
-	readme, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
-	_, layout, ok := strings.Cut(string(readme), "## Layout\n")
-	require.True(t, ok, "README has no Layout section")
-	_, block, ok := strings.Cut(layout, "```\n")
-	require.True(t, ok)
-	block, _, ok = strings.Cut(block, "```")
-	require.True(t, ok)
-
-	dirs := func(path string) []string {
-		entries, err := os.ReadDir(path)
-		require.NoError(t, err)
+	names := func(cfg ToolConfig) []string {
 		var out []string
-		for _, e := range entries {
-			if e.IsDir() && (!strings.HasPrefix(e.Name(), ".") || e.Name() == ".ci") && e.Name() != "testdata" && e.Name() != "node_modules" {
-				out = append(out, e.Name())
-			}
+		for _, tool := range Tools(cfg) {
+			out = append(out, tool.Tool.Name)
 		}
 		return out
 	}
-	var top []string
-	nested := map[string][]string{}
-	parent := ""
-	name := regexp.MustCompile(`([a-z.][a-z0-9_-]*)/`)
-	for line := range strings.Lines(block) {
-		if !strings.HasPrefix(line, " ") {
-			m := name.FindStringSubmatch(line)
-			require.NotNil(t, m, "a Layout line names no folder: %q", line)
-			parent = m[1]
-			top = append(top, parent)
-			continue
-		}
-		// An indented line names folders of the last top-level one: its
-		// first word, and in its text any other name/ that exists there.
-		for _, m := range name.FindAllStringSubmatch(line, -1) {
-			if _, err := os.Stat("../" + parent + "/" + m[1]); err == nil || m[0] == strings.Fields(line)[0] {
-				nested[parent] = append(nested[parent], m[1])
-			}
-		}
+	bare := names(ToolConfig{Config: limits.Defaults()})
+	model := names(ToolConfig{Config: limits.Defaults(), Steps: limits.ModelSteps, Write: true, Commands: snapCommands(t)})
+	for name, mark := range marks {
+		assert.Equal(t, !strings.HasPrefix(mark, "(only with"), slices.Contains(bare, name), "%s %s: listed with no flags", name, mark)
+		assert.Equal(t, !strings.Contains(mark, "not with `--steps model`"), slices.Contains(model, name), "%s %s: listed with --steps model --write --run", name, mark)
 	}
-	assert.ElementsMatch(t, dirs(".."), top, "top-level folders")
-	assert.ElementsMatch(t, dirs("../internal"), nested["internal"], "internal/ packages")
-	assert.ElementsMatch(t, dirs("."), nested["server"], "server/ packages")
 }

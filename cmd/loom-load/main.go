@@ -18,34 +18,25 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/loom-results/loom-results/cmd/internal/cli"
 	"github.com/loom-results/loom-results/internal/instruments/loadtest"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	var usage usageError
-	switch {
-	case err == nil:
-	case errors.As(err, &usage):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "loom-load:", err)
-		os.Exit(1)
-	}
+	os.Exit(cli.Status("loom-load", run(ctx, os.Args[1:], os.Stdout), os.Stderr))
 }
-
-// usageError is a bad command line; it exits with status 2.
-type usageError struct{ error }
 
 // errFailed is a run whose checks failed; the report says which.
 var errFailed = errors.New("checks failed")
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// run runs the command line args. Help that was asked for is printed on
+// stdout and returned as cli.ErrHelp; a bad command line is a
+// cli.UsageError.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg := loadtest.DefaultConfig()
 	fs := flag.NewFlagSet("loom-load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, "concurrent MCP sessions")
 	fs.IntVar(&cfg.Lookups, "lookups", cfg.Lookups, "lookups each session makes")
 	fs.StringVar(&cfg.Server, "server", "", "loom-results binary to run (default: go build ./cmd/loom-results into a temp dir)")
@@ -53,16 +44,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Int64Var(&cfg.MaxStoreBytes, "max-store-bytes", cfg.MaxStoreBytes, "the server's --max-store-bytes")
 	fs.Int64Var(&cfg.MaxTotalBytes, "max-total-bytes", cfg.MaxTotalBytes, "the server's --max-total-bytes")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the generated files and of each session's choices")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: loom-load [--sessions N] [--lookups N] [--server PATH] [--duration D] [--max-store-bytes N] [--max-total-bytes N] [--seed N]")
+		fmt.Fprintln(fs.Output(), "Drives concurrent MCP sessions of lookups against loom-results --http, checks every answer and the sessions' isolation, and prints throughput, latency and peak memory.")
+		fs.PrintDefaults()
+	}
+	if err := cli.Parse(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loom-load: unexpected argument %q\n", fs.Arg(0))
-		return usageError{errors.New("unexpected argument")}
+		return cli.Usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	if err := cfg.Check(); err != nil {
-		fmt.Fprintf(stderr, "loom-load: %v\n", err)
-		return usageError{err}
+		return &cli.UsageError{Command: fs.Name(), Err: err}
 	}
 	rep, err := loadtest.Run(ctx, cfg)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/loom-results/loom-results/cmd/internal/cli"
 	"github.com/loom-results/loom-results/internal/instruments/perfbench"
 	"github.com/loom-results/loom-results/internal/instruments/replayserver"
 	"github.com/loom-results/loom-results/internal/testkit/loombin"
@@ -31,22 +32,14 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "loom-perf:", err)
-		var usage usageError
-		if errors.As(err, &usage) {
-			os.Exit(2)
-		}
-		os.Exit(1)
-	}
+	os.Exit(cli.Status("loom-perf", run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
-// usageError is a bad command line; it exits with status 2.
-type usageError struct{ error }
-
+// run runs the command line args. Help that was asked for is printed on
+// stdout and returned as cli.ErrHelp; a bad command line is a
+// cli.UsageError.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loom-perf", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	small := fs.Bool("small", false, "small files and one round by default: checks that every row runs, in seconds; the numbers mean little")
 	runs := fs.Int("runs", 0, "interleaved rounds (at least 1; default 7, 1 with --small)")
 	phases := fs.String("phases", strings.Join(perfbench.AllPhases, ","), "the phases to run, comma-separated (also "+strings.Join(perfbench.OnRequest, ",")+", on request)")
@@ -54,8 +47,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	replay := fs.String("replay", "", "loom-replay binary (default: build ./internal/replayserver/cmd/loom-replay into a temp dir)")
 	fsServer := fs.String("fs-server", "", "server-filesystem's dist/index.js (default: clients/node_modules/... in the module)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: loom-perf [--runs N] [--phases %s] [--small] [--loom BIN] [--replay BIN] [--fs-server JS] [--quiet]\n",
+			strings.Join(append(append([]string{}, perfbench.AllPhases...), perfbench.OnRequest...), ","))
+		fmt.Fprintln(fs.Output(), "Measures loom-results side by side with its peers and the physical limits, and prints the tables, then the same as Markdown.")
+		fs.PrintDefaults()
+	}
+	if err := cli.Parse(fs, args, stdout); err != nil {
+		return err
 	}
 	cfg := perfbench.DefaultConfig()
 	if *small {
@@ -65,13 +64,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		cfg.Runs = *runs
 	}
 	cfg.Phases = strings.Split(*phases, ",")
-	usage := fmt.Sprintf("usage: loom-perf [--runs N>=1] [--phases %s] [--small] [--loom BIN] [--replay BIN] [--fs-server JS]",
-		strings.Join(append(append([]string{}, perfbench.AllPhases...), perfbench.OnRequest...), ","))
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("%s: unexpected argument %q", usage, fs.Arg(0))}
+		return cli.Usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
+	}
+	if cfg.Runs < 1 {
+		return cli.Usagef(fs.Name(), "--runs %d: need at least 1", cfg.Runs)
 	}
 	if err := cfg.Check(); err != nil {
-		return usageError{fmt.Errorf("%s: %v", usage, err)}
+		return cli.Usagef(fs.Name(), "--phases %q: %v", *phases, err)
 	}
 	tmp, err := os.MkdirTemp("", "loom-perf-")
 	if err != nil {

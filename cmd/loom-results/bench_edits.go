@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/loom-results/loom-results/cmd/internal/cli"
 	"github.com/loom-results/loom-results/internal/instruments/editbench"
 )
 
@@ -31,12 +31,11 @@ func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(fs.Output(), "Replays the modified text files of the last N commits through the server and compares the bytes read and generated with whole-file writes and str_replace edits.")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+	if err := cli.Parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loom-results bench-edits: unexpected argument %q\n", fs.Arg(0))
-		return usageError{errors.New("unexpected argument")}
+		return cli.Usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	cmd := strings.Fields(*server)
 	if len(cmd) == 0 {
@@ -47,12 +46,10 @@ func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		cmd = []string{self}
 	}
 	if *agent != editbench.AgentSplice && *agent != editbench.AgentWrite {
-		fmt.Fprintf(stderr, "loom-results bench-edits: --agent %q is not splice or write\n", *agent)
-		return usageError{errors.New("bad --agent")}
+		return cli.Usagef(fs.Name(), "--agent %q is not splice or write", *agent)
 	}
 	if *answers != "text" && *answers != "full" {
-		fmt.Fprintf(stderr, "loom-results bench-edits: --answers %q is not text or full\n", *answers)
-		return usageError{errors.New("bad --answers")}
+		return cli.Usagef(fs.Name(), "--answers %q is not text or full", *answers)
 	}
 	opts := editbench.Options{Repo: *repo, Commits: *commits, Server: cmd, ServerFlags: strings.Fields(*serverFlags), Agent: *agent, Answers: *answers}
 	if *verbose {

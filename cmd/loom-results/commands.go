@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/loom-results/loom-results/cmd/internal/cli"
 )
 
 // command is a subcommand: loom-results NAME [flags].
@@ -45,32 +45,6 @@ func commandNames() string {
 	return strings.Join(names, ", ")
 }
 
-// errHelp says that the usage was asked for and printed: run turns it into
-// success (status 0), where flag.ErrHelp would be a failure.
-var errHelp = errors.New("help printed")
-
-// parseFlags parses args into fs. Asked for help (-h, -help, --help), it
-// prints fs's usage on stdout and returns errHelp; a bad flag prints the
-// error and the usage on stderr and returns a usageError (status 2). fs's
-// output is stderr afterwards, for usage that a later check prints.
-func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
-	var out bytes.Buffer
-	fs.SetOutput(&out)
-	err := fs.Parse(args)
-	fs.SetOutput(stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		if _, werr := stdout.Write(out.Bytes()); werr != nil {
-			return werr
-		}
-		return errHelp
-	case err != nil:
-		stderr.Write(out.Bytes())
-		return usageError{err}
-	}
-	return nil
-}
-
 // help runs `loom-results help [COMMAND]`: the top-level usage, or the
 // command's, on stdout.
 func help(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -78,8 +52,7 @@ func help(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case len(args) == 0:
 		return serve(ctx, []string{"--help"}, strings.NewReader(""), stdout, stderr)
 	case len(args) > 1:
-		fmt.Fprintln(stderr, "usage: loom-results help [COMMAND]")
-		return usageError{errors.New("too many arguments")}
+		return cli.Usagef("loom-results help", "give one command, not %d (the commands are %s)", len(args), commandNames())
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
@@ -87,12 +60,11 @@ func help(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return errHelp
+		return cli.ErrHelp
 	}
 	c, ok := lookupCommand(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "loom-results help: unknown command %q; the commands are %s\n", args[0], commandNames())
-		return usageError{errors.New("unknown command")}
+		return cli.Usagef("loom-results help", "unknown command %q; the commands are %s", args[0], commandNames())
 	}
 	return c.run(ctx, []string{"--help"}, stdout, stderr)
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/cmd/internal/cli"
 	"github.com/loom-results/loom-results/internal/version"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server"
@@ -39,34 +40,32 @@ func main() {
 		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		cancel()
 	}()
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	var usage usageError
-	switch {
-	case err == nil, errors.Is(err, context.Canceled):
-		// SIGINT and SIGTERM end the server with status 0 (SPEC section 2).
-	case errors.As(err, &usage):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "loom-results:", err)
-		os.Exit(1)
-	}
+	os.Exit(status(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 }
 
-// usageError is a bad command line; it exits with status 2.
-type usageError struct{ error }
+// status reports err on stderr and returns the exit status (cli.Status):
+// 0, 2 for a bad command line, 1 for a failure. SIGINT and SIGTERM end the
+// server with status 0 (SPEC section 2).
+func status(err error, stderr io.Writer) int {
+	if errors.Is(err, context.Canceled) {
+		return 0
+	}
+	return cli.Status("loom-results", err, stderr)
+}
 
 // run runs the command line args: a subcommand when the first argument
 // names one (see commands), else the server. Help that was asked for is
-// printed on stdout and is not an error.
+// printed on stdout and is not an error; a bad command line is a
+// cli.UsageError.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	err := dispatch(ctx, args, stdin, stdout, stderr)
-	if errors.Is(err, errHelp) {
+	if errors.Is(err, cli.ErrHelp) {
 		return nil
 	}
 	return err
 }
 
-// dispatch runs the command that args name; it may return errHelp.
+// dispatch runs the command that args name; it may return cli.ErrHelp.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		if c, ok := lookupCommand(args[0]); ok {
@@ -129,7 +128,7 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 // is done.
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, f := newServerFlags()
-	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+	if err := cli.Parse(fs, args, stdout); err != nil {
 		return err
 	}
 	cfg := *f.limits
@@ -137,8 +136,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	httpOpts.Log = stderr
 	httpOpts.MaxSessions = int(min(*f.maxSessions, 1<<31-1))
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loom-results: unexpected argument %q (the commands are %s)\n", fs.Arg(0), commandNames())
-		return usageError{errors.New("unexpected argument")}
+		return cli.Usagef(fs.Name(), "unexpected argument %q (the commands are %s)", fs.Arg(0), commandNames())
 	}
 	if *f.version {
 		_, err := fmt.Fprintln(stdout, "loom-results", version.String())
@@ -146,41 +144,34 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	policy := briefing.Policy(*f.policy)
 	if policy != briefing.Legacy && policy != briefing.Bounded {
-		fmt.Fprintf(stderr, "loom-results: --context %q is not legacy or bounded\n", *f.policy)
-		return usageError{errors.New("bad --context")}
+		return cli.Usagef(fs.Name(), "--context %q is not legacy or bounded", *f.policy)
 	}
 	if s := limits.Steps(*f.steps); s != limits.ClientSteps && s != limits.ModelSteps {
-		fmt.Fprintf(stderr, "loom-results: --steps %q is not client or model\n", *f.steps)
-		return usageError{errors.New("bad --steps")}
+		return cli.Usagef(fs.Name(), "--steps %q is not client or model", *f.steps)
 	}
 	answers := server.DefaultAnswers(limits.Steps(*f.steps))
 	if given(fs, "answers") {
 		answers = server.Answers(*f.answers)
 		if answers != server.AnswersFull && answers != server.AnswersText {
-			fmt.Fprintf(stderr, "loom-results: --answers %q is not full or text\n", *f.answers)
-			return usageError{errors.New("bad --answers")}
+			return cli.Usagef(fs.Name(), "--answers %q is not full or text", *f.answers)
 		}
 	}
 	if given(fs, "http-token") && *f.httpToken == "" {
 		// An empty token would read as "no token": say so rather than
 		// answer as if the flag were missing.
-		fmt.Fprintln(stderr, "loom-results: --http-token is empty; give the token that clients send as Authorization: Bearer TOKEN")
-		return usageError{errors.New("empty --http-token")}
+		return cli.Usagef(fs.Name(), "--http-token is empty; give the token that clients send as Authorization: Bearer TOKEN")
 	}
 	if *f.httpAddr != "" {
 		if err := transport.CheckHTTPAddr(*f.httpAddr, *f.httpToken); err != nil {
-			fmt.Fprintf(stderr, "loom-results: --http: %v\n", err)
-			return usageError{err}
+			return cli.Usagef(fs.Name(), "--http: %w", err)
 		}
 		if err := httpOpts.Check(); err != nil {
-			fmt.Fprintf(stderr, "loom-results: %v\n", err)
-			return usageError{err}
+			return &cli.UsageError{Command: fs.Name(), Err: err}
 		}
 	}
 	r, err := workspace.Open(*f.root)
 	if err != nil {
-		fmt.Fprintf(stderr, "loom-results: --root: %v\n", err)
-		return usageError{err}
+		return cli.Usagef(fs.Name(), "--root: %w", err)
 	}
 	defer r.Close()
 	if cfg.MaxLookups == 0 {

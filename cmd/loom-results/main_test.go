@@ -22,45 +22,60 @@ import (
 	"github.com/loom-results/loom-results/internal/version"
 )
 
-func TestRunUsage(t *testing.T) {
+// TestBadCommandLine: every bad command line, of the server and of each
+// command, exits with status 2 and prints the message and a pointer to the
+// command's --help on stderr, nothing else, and nothing on stdout.
+func TestBadCommandLine(t *testing.T) {
 	t.Parallel()
+	const (
+		top   = "run 'loom-results --help' for usage\n"
+		help  = "run 'loom-results help --help' for usage\n"
+		rep   = "run 'loom-results replay --help' for usage\n"
+		bench = "run 'loom-results bench-edits --help' for usage\n"
+	)
 	tests := []struct {
 		name string
 		args []string
-		want string // in stderr
+		want string // stderr
 	}{
-		{"negative limit", []string{"--max-lookups", "-1"}, "max-lookups"},
-		{"page size zero", []string{"--page-size", "0"}, "page-size"},
-		{"bad context", []string{"--context", "wide"}, `--context "wide"`},
-		{"bad steps", []string{"--steps", "agent"}, `--steps "agent" is not client or model`},
-		{"bad answers", []string{"--answers", "json"}, `--answers "json" is not full or text`},
-		{"empty answers", []string{"--answers="}, `--answers "" is not full or text`},
-		{"write takes no value", []string{"--write=maybe"}, "write"},
-		{"unknown flag", []string{"--nope"}, "nope"},
-		{"stray argument", []string{"extra"}, `unexpected argument "extra"`},
-		{"missing root", []string{"--root", "/does/not/exist"}, "--root"},
-		{"non-loopback HTTP without a token", []string{"--http", "0.0.0.0:0"}, "--http"},
-		{"empty HTTP token", []string{"--http", "0.0.0.0:0", "--http-token", ""}, "--http-token is empty"},
-		{"empty HTTP token on loopback", []string{"--http", "127.0.0.1:0", "--http-token="}, "--http-token is empty"},
-		{"unknown command", []string{"serve"}, `unexpected argument "serve" (the commands are replay, bench-edits, help)`},
-		{"help of an unknown command", []string{"help", "nope"}, `unknown command "nope"`},
-		{"help of two commands", []string{"help", "replay", "bench-edits"}, "usage: loom-results help [COMMAND]"},
-		{"replay without scripts", []string{"replay"}, "usage: loom-results replay"},
-		{"replay's unknown flag", []string{"replay", "--nope"}, "flag provided but not defined: -nope"},
-		{"bench-edits' stray argument", []string{"bench-edits", "x"}, `unexpected argument "x"`},
-		{"negative memory slack", []string{"--memory-slack", "-1"}, "memory-slack"},
-		{"no sessions", []string{"--http", "127.0.0.1:0", "--max-sessions", "0"}, "max-sessions"},
-		{"zero read timeout", []string{"--http", "127.0.0.1:0", "--http-read-timeout", "0s"}, "--http-read-timeout 0s: must be positive"},
-		{"zero write timeout", []string{"--http", "127.0.0.1:0", "--http-write-timeout", "0s"}, "--http-write-timeout 0s: must be positive"},
+		{"negative limit", []string{"--max-lookups", "-1"}, `loom-results: invalid value "-1" for flag -max-lookups: "-1" is not a non-negative decimal integer` + "\n" + top},
+		{"not a number", []string{"--max-lookups", "x"}, `loom-results: invalid value "x" for flag -max-lookups: "x" is not a non-negative decimal integer` + "\n" + top},
+		{"page size zero", []string{"--page-size", "0"}, `loom-results: invalid value "0" for flag -page-size: "0" is below the minimum 1` + "\n" + top},
+		{"bad context", []string{"--context", "wide"}, `loom-results: --context "wide" is not legacy or bounded` + "\n" + top},
+		{"bad steps", []string{"--steps", "agent"}, `loom-results: --steps "agent" is not client or model` + "\n" + top},
+		{"bad answers", []string{"--answers", "json"}, `loom-results: --answers "json" is not full or text` + "\n" + top},
+		{"empty answers", []string{"--answers="}, `loom-results: --answers "" is not full or text` + "\n" + top},
+		{"write takes no value", []string{"--write=maybe"}, `loom-results: invalid boolean value "maybe" for -write: parse error` + "\n" + top},
+		{"unknown flag", []string{"--nope"}, "loom-results: flag provided but not defined: -nope\n" + top},
+		{"flag without its value", []string{"--root"}, "loom-results: flag needs an argument: -root\n" + top},
+		{"stray argument", []string{"extra"}, `loom-results: unexpected argument "extra" (the commands are replay, bench-edits, help)` + "\n" + top},
+		{"unknown command", []string{"serve"}, `loom-results: unexpected argument "serve" (the commands are replay, bench-edits, help)` + "\n" + top},
+		{"missing root", []string{"--root", "/does/not/exist"}, "loom-results: --root: open /does/not/exist: no such file or directory\n" + top},
+		{"a run command a shell would expand", []string{"--run", "t=echo $HOME"}, `loom-results: invalid value "t=echo $HOME" for flag -run: command t: "echo $HOME": $HOME would be expanded by a shell, and nothing is expanded here: write the value out, or quote it with '...' to pass it as it is` + "\n" + top},
+		{"non-loopback HTTP without a token", []string{"--http", "0.0.0.0:0"}, `loom-results: --http: "0.0.0.0:0" is not a loopback address (localhost, 127.0.0.0/8, ::1); another address needs --http-token` + "\n" + top},
+		{"empty HTTP token", []string{"--http", "0.0.0.0:0", "--http-token", ""}, "loom-results: --http-token is empty; give the token that clients send as Authorization: Bearer TOKEN\n" + top},
+		{"empty HTTP token on loopback", []string{"--http", "127.0.0.1:0", "--http-token="}, "loom-results: --http-token is empty; give the token that clients send as Authorization: Bearer TOKEN\n" + top},
+		{"negative memory slack", []string{"--memory-slack", "-1"}, `loom-results: invalid value "-1" for flag -memory-slack: "-1" is not a non-negative decimal integer` + "\n" + top},
+		{"no sessions", []string{"--http", "127.0.0.1:0", "--max-sessions", "0"}, `loom-results: invalid value "0" for flag -max-sessions: "0" is below the minimum 1` + "\n" + top},
+		{"zero read timeout", []string{"--http", "127.0.0.1:0", "--http-read-timeout", "0s"}, "loom-results: --http-read-timeout 0s: must be positive\n" + top},
+		{"zero write timeout", []string{"--http", "127.0.0.1:0", "--http-write-timeout", "0s"}, "loom-results: --http-write-timeout 0s: must be positive\n" + top},
+		{"help of an unknown command", []string{"help", "nope"}, `loom-results help: unknown command "nope"; the commands are replay, bench-edits, help` + "\n" + help},
+		{"help of two commands", []string{"help", "replay", "bench-edits"}, "loom-results help: give one command, not 2 (the commands are replay, bench-edits, help)\n" + help},
+		{"replay without scripts", []string{"replay"}, "loom-results replay: no scripts: name txtar files, or directories of them\n" + rep},
+		{"replay's unknown flag", []string{"replay", "--nope"}, "loom-results replay: flag provided but not defined: -nope\n" + rep},
+		{"bench-edits' stray argument", []string{"bench-edits", "x"}, `loom-results bench-edits: unexpected argument "x"` + "\n" + bench},
+		{"bench-edits' bad agent", []string{"bench-edits", "--agent", "y"}, `loom-results bench-edits: --agent "y" is not splice or write` + "\n" + bench},
+		{"bench-edits' bad answers", []string{"bench-edits", "--answers", "json"}, `loom-results bench-edits: --answers "json" is not text or full` + "\n" + bench},
+		{"bench-edits' bad number", []string{"bench-edits", "--commits", "x"}, `loom-results bench-edits: invalid value "x" for flag -commits: parse error` + "\n" + bench},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var stderr bytes.Buffer
-			err := run(context.Background(), tt.args, strings.NewReader(""), &bytes.Buffer{}, &stderr)
-			var usage usageError
-			require.True(t, errors.As(err, &usage), "want a usage error, got %v", err)
-			assert.Contains(t, stderr.String(), tt.want)
+			var stdout, stderr bytes.Buffer
+			got := status(run(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr), &stderr)
+			assert.Equal(t, 2, got)
+			assert.Equal(t, tt.want, stderr.String())
+			assert.Empty(t, stdout.String())
 		})
 	}
 }
@@ -89,7 +104,7 @@ func TestHelp(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			require.NoError(t, run(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr))
+			assert.Equal(t, 0, status(run(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr), &stderr))
 			for _, w := range tt.want {
 				assert.Contains(t, stdout.String(), w)
 			}
@@ -144,29 +159,35 @@ func TestHTTPLogsAddrAsGiven(t *testing.T) {
 	}
 }
 
-// TestExitStatus runs the binary: help and --version exit 0, a bad command
-// line 2 (SPEC section 2).
+// TestExitStatus runs the binary: help and --version exit 0 with nothing
+// on stderr, a bad command line 2 with the message and the pointer to
+// --help (SPEC section 2).
 func TestExitStatus(t *testing.T) {
 	bin := buildBinary(t)
 	tests := []struct {
-		args []string
-		want int
+		args   []string
+		want   int
+		stderr string
 	}{
-		{[]string{"--help"}, 0},
-		{[]string{"help"}, 0},
-		{[]string{"help", "replay"}, 0},
-		{[]string{"help", "bench-edits"}, 0},
-		{[]string{"replay", "--help"}, 0},
-		{[]string{"bench-edits", "--help"}, 0},
-		{[]string{"--version"}, 0},
-		{[]string{"--nope"}, 2},
-		{[]string{"replay", "--nope"}, 2},
-		{[]string{"help", "nope"}, 2},
-		{[]string{"--max-lookups", "x"}, 2},
+		{[]string{"--help"}, 0, ""},
+		{[]string{"-h"}, 0, ""},
+		{[]string{"help"}, 0, ""},
+		{[]string{"help", "replay"}, 0, ""},
+		{[]string{"help", "bench-edits"}, 0, ""},
+		{[]string{"replay", "--help"}, 0, ""},
+		{[]string{"bench-edits", "--help"}, 0, ""},
+		{[]string{"--version"}, 0, ""},
+		{[]string{"--nope"}, 2, "loom-results: flag provided but not defined: -nope\nrun 'loom-results --help' for usage\n"},
+		{[]string{"replay", "--nope"}, 2, "loom-results replay: flag provided but not defined: -nope\nrun 'loom-results replay --help' for usage\n"},
+		{[]string{"help", "nope"}, 2, "loom-results help: unknown command \"nope\"; the commands are replay, bench-edits, help\nrun 'loom-results help --help' for usage\n"},
+		{[]string{"--max-lookups", "x"}, 2, "loom-results: invalid value \"x\" for flag -max-lookups: \"x\" is not a non-negative decimal integer\nrun 'loom-results --help' for usage\n"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			err := exec.Command(bin, tt.args...).Run()
+			cmd := exec.Command(bin, tt.args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
 			got := 0
 			var exit *exec.ExitError
 			if errors.As(err, &exit) {
@@ -175,6 +196,7 @@ func TestExitStatus(t *testing.T) {
 				require.NoError(t, err)
 			}
 			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.stderr, stderr.String())
 		})
 	}
 }
@@ -222,7 +244,7 @@ func TestSignals(t *testing.T) {
 
 // TestInitWork runs the binary with the runtime's init trace and sums what
 // package initialisation allocates before main. Start-up is most of the time
-// to a served tools/list (README, Performance). The JSON Schema module that
+// to a served tools/list (docs/performance.md, Start-up). The JSON Schema module that
 // mcp-go's server package imports for its optional validation compiles five
 // drafts' metaschemas at init (about 1.7 MB); this server validates no
 // schema, but a module installed with go install cannot patch it, so it is

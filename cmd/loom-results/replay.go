@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loom-results/loom-results/cmd/internal/cli"
 	"github.com/loom-results/loom-results/conformance"
 )
 
@@ -24,12 +24,11 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(fs.Output(), "Replays scripted sessions (txtar files, or directories of them) and ends with \"N passed, M failed\".")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+	if err := cli.Parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return usageError{errors.New("no scripts")}
+		return cli.Usagef(fs.Name(), "no scripts: name txtar files, or directories of them")
 	}
 	cmd := strings.Fields(*server)
 	// Each script's server runs in the script's own temporary root: a

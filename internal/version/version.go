@@ -9,7 +9,8 @@ import (
 )
 
 // Release is the last release whose changes this source tree holds: the top
-// entry of CHANGELOG.md (a test keeps the two equal). It names builds that
+// release of CHANGELOG.md, below its Unreleased entry if it has one (a test
+// keeps the two equal). It names builds that
 // carry no module version, such as go run or a build with -buildvcs=false.
 const Release = "0.2.0"
 

@@ -55,12 +55,20 @@ func TestString(t *testing.T) {
 }
 
 // TestReleaseIsTheChangelogsTop keeps Release and CHANGELOG.md's newest
-// entry ("## 0.2.0 - date") the same release.
+// release ("## 0.2.0 - date") the same release. An "## Unreleased" entry
+// above it gathers what the next release will hold; it may come first, and
+// only first.
 func TestReleaseIsTheChangelogsTop(t *testing.T) {
 	t.Parallel()
 	log, err := os.ReadFile("../../CHANGELOG.md")
 	require.NoError(t, err)
-	top := regexp.MustCompile(`(?m)^## (\S+)`).FindSubmatch(log)
-	require.NotNil(t, top, "CHANGELOG.md has no \"## <version>\" entry")
-	assert.Equal(t, Release, string(top[1]))
+	entries := regexp.MustCompile(`(?m)^## (\S+)`).FindAllSubmatch(log, -1)
+	if len(entries) > 0 && string(entries[0][1]) == "Unreleased" {
+		entries = entries[1:]
+	}
+	require.NotEmpty(t, entries, "CHANGELOG.md has no \"## <version>\" entry")
+	assert.Equal(t, Release, string(entries[0][1]))
+	for _, e := range entries {
+		assert.NotEqual(t, "Unreleased", string(e[1]), "an Unreleased entry below a release")
+	}
 }

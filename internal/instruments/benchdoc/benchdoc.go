@@ -117,7 +117,7 @@ func generate() (docs Docs) {
 }
 
 // Records is perfbench's get_json document of at most size bytes: small
-// records in one big array, as the README's Performance rows use.
+// records in one big array, as docs/performance.md's rows use.
 func Records(size int) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"meta":{"name":"bench","version":3},"items":[`)
