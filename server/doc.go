@@ -15,14 +15,15 @@
 //
 //  1. transport.Transport.ServeStdio (transport/stdio.go) reads one line,
 //     at most --max-message-bytes (a longer one is answered -32600 and
-//     dropped unread). Two workers take turns at reading: the one that
-//     reads a message while none is being handled gives the reading to
-//     the other and handles it at once, so that reading goes on while a
-//     call runs. A notifications/cancelled is acted on as it is read (it
-//     ends the context of the request it names, transport/inflight.go);
-//     every other message read while one is handled waits in a queue,
-//     bounded by --max-message-bytes, and is handled in its turn, one at
-//     a time, in the order read.
+//     dropped unread). The goroutine that reads a message while none is
+//     being handled handles it itself, then reads the next: a lookup is
+//     read, run and answered with nothing else woken. A call that runs
+//     past 1 ms gives the reading to a second goroutine, which reads on
+//     beside it: a notifications/cancelled is acted on as it is read (it
+//     ends the context of the request it names, transport/inflight.go),
+//     and every other message waits in a queue, bounded by
+//     --max-message-bytes, and is handled in its turn, one at a time, in
+//     the order read.
 //  2. readMessage (transport/message.go) reads the line once: one pass of
 //     the JSON engine (jsontape.Build, raw invalid UTF-8 allowed, 10,000
 //     levels) builds the message's index, and the envelope's members
