@@ -2,18 +2,22 @@
 
 package workspace
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // parseDirents appends the names and types of the entries in buf, as
-// getdents64 writes them (struct linux_dirent64), "." and ".." left out.
-func parseDirents(buf []byte, names []string, types []uint8) ([]string, []uint8) {
+// getdents64 writes them (struct linux_dirent64, the same on every
+// architecture, in the machine's byte order), "." and ".." left out.
+func parseDirents(buf []byte, names []string, types []entryType) ([]string, []entryType) {
 	const (
 		reclenOff = 16 // d_ino (8), d_off (8)
 		typeOff   = 18 // then d_reclen (2)
 		nameOff   = 19 // then d_type (1)
 	)
 	for len(buf) >= nameOff {
-		reclen := int(buf[reclenOff]) | int(buf[reclenOff+1])<<8
+		reclen := int(binary.NativeEndian.Uint16(buf[reclenOff:]))
 		if reclen < nameOff || reclen > len(buf) {
 			break
 		}
@@ -27,7 +31,7 @@ func parseDirents(buf []byte, names []string, types []uint8) ([]string, []uint8)
 			continue
 		}
 		names = append(names, string(name))
-		types = append(types, rec[typeOff])
+		types = append(types, entryType(rec[typeOff]))
 	}
 	return names, types
 }

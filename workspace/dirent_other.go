@@ -1,17 +1,18 @@
-//go:build !linux
+//go:build unix && !linux && !darwin && !freebsd && !netbsd && !openbsd
 
 package workspace
 
-import "syscall"
+import "golang.org/x/sys/unix"
 
 // parseDirents appends the names of the entries in buf, as the system's
-// ReadDirent writes them, "." and ".." left out; their types are left
-// unknown, for the walk to lstat.
-func parseDirents(buf []byte, names []string, types []uint8) ([]string, []uint8) {
+// ReadDirent writes them, "." and ".." left out. Their types are left
+// unknown, for the walk to lstat: struct dirent has no d_type here
+// (Solaris, illumos, AIX), or x/sys/unix does not say where it is.
+func parseDirents(buf []byte, names []string, types []entryType) ([]string, []entryType) {
 	n := len(names)
-	_, _, names = syscall.ParseDirent(buf, -1, names)
+	_, _, names = unix.ParseDirent(buf, -1, names)
 	for range names[n:] {
-		types = append(types, syscall.DT_UNKNOWN)
+		types = append(types, typeUnknown)
 	}
 	return names, types
 }

@@ -89,31 +89,32 @@ func TestWalk(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "locked", "x"), nil, 0o644))
 	require.NoError(t, os.Chmod(filepath.Join(dir, "locked"), 0))
 	t.Cleanup(func() { os.Chmod(filepath.Join(dir, "locked"), 0o755) })
-	root, err := Open(dir)
-	require.NoError(t, err)
-	defer root.Close()
+	for _, way := range walkWays {
+		t.Run(way.name, func(t *testing.T) {
+			root := openWay(t, dir, way.open)
+			l, werr := root.Walk(".", MaxListing, false)
+			require.Nil(t, werr)
+			want := ".gitignore\na-b.go\na.go\na/z.go\nkeep.log\nlink\nsrc/.gitignore\nsrc/m.go\n"
+			if os.Geteuid() == 0 {
+				want = ".gitignore\na-b.go\na.go\na/z.go\nkeep.log\nlink\nlocked/x\nsrc/.gitignore\nsrc/m.go\n" // root reads any directory
+			}
+			assert.Equal(t, want, string(l.Text()))
+			assert.True(t, l.Entries[5].Link)
 
-	l, werr := root.Walk(".", MaxListing, false)
-	require.Nil(t, werr)
-	want := ".gitignore\na-b.go\na.go\na/z.go\nkeep.log\nlink\nsrc/.gitignore\nsrc/m.go\n"
-	if os.Geteuid() == 0 {
-		want = ".gitignore\na-b.go\na.go\na/z.go\nkeep.log\nlink\nlocked/x\nsrc/.gitignore\nsrc/m.go\n" // root reads any directory
+			// The named directory is listed though a rule leaves it out.
+			l, werr = root.Walk("build", MaxListing, true)
+			require.Nil(t, werr)
+			assert.Equal(t, "build/x.go\n", string(l.Text()))
+			assert.Equal(t, int64(0), l.Entries[0].Size)
+
+			_, werr = root.Walk(".", 3, false)
+			require.NotNil(t, werr)
+			assert.Equal(t, "too_large", string(werr.Code))
+			assert.Equal(t, `directory "." has more than 3 entries, the most a listing holds; list a directory below it`, werr.Msg)
+
+			_, werr = root.Walk("a.go", MaxListing, false)
+			require.NotNil(t, werr)
+			assert.Equal(t, "not_regular_file", string(werr.Code))
+		})
 	}
-	assert.Equal(t, want, string(l.Text()))
-	assert.True(t, l.Entries[5].Link)
-
-	// The named directory is listed though a rule leaves it out.
-	l, werr = root.Walk("build", MaxListing, true)
-	require.Nil(t, werr)
-	assert.Equal(t, "build/x.go\n", string(l.Text()))
-	assert.Equal(t, int64(0), l.Entries[0].Size)
-
-	_, werr = root.Walk(".", 3, false)
-	require.NotNil(t, werr)
-	assert.Equal(t, "too_large", string(werr.Code))
-	assert.Equal(t, `directory "." has more than 3 entries, the most a listing holds; list a directory below it`, werr.Msg)
-
-	_, werr = root.Walk("a.go", MaxListing, false)
-	require.NotNil(t, werr)
-	assert.Equal(t, "not_regular_file", string(werr.Code))
 }

@@ -3,15 +3,13 @@ package workspace
 import (
 	"errors"
 	"io"
-
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/loom-results/loom-results/errcode"
 )
@@ -94,30 +92,43 @@ func (r *Root) Walk(path string, maxEntries int, sizes bool) (*Listed, *errcode.
 	if err != nil {
 		return nil, err
 	}
-	d, oerr := r.root.Open(filepath.FromSlash(rel))
+	d, oerr := r.openNoWait(rel)
 	if oerr != nil {
 		return nil, r.classify(rel, oerr)
 	}
-	defer d.Close()
 	fi, serr := d.Stat()
 	if serr != nil {
+		d.Close()
 		return nil, r.classify(rel, serr)
 	}
 	if !fi.IsDir() {
+		d.Close()
 		return nil, notRegular(rel, fi.Mode())
 	}
+	top, oerr := r.openWalkDir(d, rel)
+	if oerr != nil {
+		return nil, r.classify(rel, oerr)
+	}
+	defer top.close()
 	w := walker{max: maxEntries, sizes: sizes}
 	prefix := ""
 	if rel != "." {
 		prefix = rel + "/"
 	}
 	rules := r.rulesAbove(rel)
-	if !w.dir(int(d.Fd()), prefix, rules) {
+	if !w.dir(top, prefix, rules) {
 		return nil, errcode.New(errcode.TooLarge, "directory %q has more than %d entries, the most a listing holds; list a directory below it",
 			rel, maxEntries).With(errcode.Details{Limit: new(int64(maxEntries))})
 	}
 	slices.SortFunc(w.out, func(a, b ListEntry) int { return strings.Compare(a.Path, b.Path) })
 	return &Listed{Rel: rel, Entries: w.out}, nil
+}
+
+// openNoWait opens rel for reading under os.Root's rules as Root.open
+// does: what was a directory may be a FIFO by now, and opening one
+// without O_NONBLOCK waits for a writer, for ever when none comes.
+func (r *Root) openNoWait(rel string) (*os.File, error) {
+	return r.root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 }
 
 // rulesAbove returns the rules in force in directory rel before its own
@@ -164,28 +175,80 @@ func (r *Root) readIgnore(rel string, follow bool) []byte {
 	return data
 }
 
+// entryType is the type of a directory entry, as the walk needs it. Its
+// values are those of struct dirent's d_type (DT_*), the same on every
+// Unix system (dirent_linux.go and dirent_bsd.go store d_type as they read
+// it); walk_root.go maps fs.FileMode to them.
+type entryType uint8
+
+const (
+	typeUnknown entryType = 0  // DT_UNKNOWN: not given; the walk lstats the name
+	typeDir     entryType = 4  // DT_DIR: entered unless a rule leaves it out
+	typeReg     entryType = 8  // DT_REG: listed
+	typeLink    entryType = 10 // DT_LNK: listed, never followed
+	// typeOther is a FIFO, device, socket or anything else: neither listed
+	// nor entered.
+	typeOther entryType = 0xff
+)
+
+// A walkDir is a directory open for a walk: the system's part of it, how a
+// directory is opened, read and stat-ed. walk_unix.go does it with the *at
+// system calls of Unix systems, walk_root.go with os.Root's methods (the
+// only way where there are none, Windows). Neither holds a rule of the
+// listing: what is listed, entered, ignored and in what order is decided
+// here, once.
+type walkDir interface {
+	// read returns the names and types of the directory's entries, "."
+	// and ".." left out; ok is false when it cannot be read. buf is
+	// scratch space that the walk keeps from one directory to the next.
+	read(buf *[]byte) (names []string, types []entryType, ok bool)
+	// lstat gives the type of the entry name, not following a symbolic
+	// link, and its size; typeUnknown when it cannot be stat-ed.
+	lstat(name string) (entryType, int64)
+	// sub opens the subdirectory name, never through a symbolic link.
+	sub(name string) (walkDir, bool)
+	// openFile opens name for reading, never through a symbolic link
+	// (errLink when name is one), without waiting on a FIFO or taking a
+	// terminal, and gives the mode and size of what it opened (its fstat).
+	openFile(name string) (f io.ReadCloser, mode fs.FileMode, size int64, err error)
+	close()
+}
+
+// errLink is openFile's error for a name that is a symbolic link (or was
+// replaced by one while it was opened).
+var errLink = errors.New("a symbolic link")
+
+// openWalkDir returns the directory f, just opened as rel under os.Root's
+// rules, as the first directory of a walk: closing it closes f, and so
+// does failing. Tests choose the way through walkOpen; else it is the
+// system's.
+func (r *Root) openWalkDir(f *os.File, rel string) (walkDir, error) {
+	if r.walkOpen != nil {
+		return r.walkOpen(r, f, rel)
+	}
+	return openNativeDir(r, f, rel)
+}
+
 // walker is one Walk in progress.
 type walker struct {
 	out   []ListEntry
 	max   int
 	sizes bool
-	buf   []byte // reused by ReadDirent
+	buf   []byte // walkDir.read's scratch space
 }
 
-// dirFlags open a directory of the walk: never through a link, never
-// waiting.
-const dirFlags = syscall.O_RDONLY | syscall.O_DIRECTORY | syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
-
-// dir walks the open directory fd, whose entries' paths start with prefix,
+// dir walks the open directory d, whose entries' paths start with prefix,
 // under rules; it reports false when the entries passed w.max.
-func (w *walker) dir(fd int, prefix string, rules ignoreRules) bool {
-	names, types, ok := w.readDir(fd)
+func (w *walker) dir(d walkDir, prefix string, rules ignoreRules) bool {
+	names, types, ok := d.read(&w.buf)
 	if !ok {
 		return true // a directory that cannot be read is left out
 	}
 	for i, name := range names {
-		if name == ".gitignore" && types[i] == syscall.DT_REG {
-			if data := readIgnoreAt(fd); data != nil {
+		// An entry of unknown type may be the .gitignore: readIgnore
+		// checks what it opens.
+		if name == ".gitignore" && (types[i] == typeReg || types[i] == typeUnknown) {
+			if data := readIgnoreIn(d); data != nil {
 				rules = slices.Clip(rules).parseIgnore(data, prefix)
 			}
 			break
@@ -198,35 +261,35 @@ func (w *walker) dir(fd int, prefix string, rules ignoreRules) bool {
 			continue
 		}
 		typ := types[i]
-		if typ == syscall.DT_UNKNOWN {
-			typ = lstatType(fd, name)
+		if typ == typeUnknown {
+			typ, _ = d.lstat(name)
 		}
 		path := prefix + name
 		switch typ {
-		case syscall.DT_DIR:
+		case typeDir:
 			if !rules.excluded(path, name, true) {
 				subdirs = append(subdirs, name)
 			}
-		case syscall.DT_REG, syscall.DT_LNK:
+		case typeReg, typeLink:
 			if rules.excluded(path, name, false) {
 				continue
 			}
 			if len(w.out) == w.max {
 				return false
 			}
-			w.out = append(w.out, ListEntry{Path: path, Link: typ == syscall.DT_LNK, Size: -1})
+			w.out = append(w.out, ListEntry{Path: path, Link: typ == typeLink, Size: -1})
 		}
 	}
 	if w.sizes {
-		w.statFiles(fd, prefix, first)
+		w.statFiles(d, prefix, first)
 	}
 	for _, name := range subdirs {
-		sub, err := openat(fd, name, dirFlags)
-		if err != nil {
+		sub, ok := d.sub(name)
+		if !ok {
 			continue
 		}
 		more := w.dir(sub, prefix+name+"/", rules)
-		syscall.Close(sub)
+		sub.close()
 		if !more {
 			return false
 		}
@@ -234,11 +297,11 @@ func (w *walker) dir(fd int, prefix string, rules ignoreRules) bool {
 	return true
 }
 
-// statFiles reads the sizes of the regular files of this directory (fd,
+// statFiles reads the sizes of the regular files of this directory (d,
 // prefix), w.out[first:], two goroutines at a time for a
 // directory of many files (a stat is a system call, and a find's walk
 // makes one for every file), and drops those no longer regular files.
-func (w *walker) statFiles(fd int, prefix string, first int) {
+func (w *walker) statFiles(d walkDir, prefix string, first int) {
 	mine := w.out[first:]
 	stat := func(es []ListEntry) {
 		for i := range es {
@@ -246,12 +309,12 @@ func (w *walker) statFiles(fd int, prefix string, first int) {
 			if e.Link {
 				continue
 			}
-			var st unix.Stat_t
-			if err := fstatat(fd, e.Path[len(prefix):], &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			typ, size := d.lstat(e.Path[len(prefix):])
+			if typ != typeReg {
 				e.Size = -2 // gone, or no longer a regular file: left out
 				continue
 			}
-			e.Size = st.Size
+			e.Size = size
 		}
 	}
 	if half := len(mine) / 2; half >= 8 {
@@ -271,35 +334,16 @@ func (w *walker) statFiles(fd int, prefix string, first int) {
 	w.out = kept
 }
 
-// readDir reads the names and types of a directory's entries (without "."
-// and ".."), as the system's getdents gives them.
-func (w *walker) readDir(fd int) (names []string, types []uint8, ok bool) {
-	if w.buf == nil {
-		w.buf = make([]byte, 32<<10)
-	}
-	for {
-		n, err := readDirent(fd, w.buf)
-		if err != nil {
-			return nil, nil, false
-		}
-		if n <= 0 {
-			return names, types, true
-		}
-		names, types = parseDirents(w.buf[:n], names, types)
-	}
-}
-
-// readIgnoreAt reads the .gitignore of the open directory fd, never
-// through a link (git opens it with O_NOFOLLOW), or returns nil.
-func readIgnoreAt(dir int) []byte {
-	fd, err := openat(dir, ".gitignore", syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK)
+// readIgnoreIn reads the first maxIgnoreBytes of the .gitignore of d, never
+// through a link (git opens it with O_NOFOLLOW), or returns nil when it is
+// not a regular file that can be read.
+func readIgnoreIn(d walkDir) []byte {
+	f, mode, _, err := d.openFile(".gitignore")
 	if err != nil {
 		return nil
 	}
-	f := os.NewFile(uintptr(fd), ".gitignore")
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	if !mode.IsRegular() {
 		return nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreBytes))
@@ -309,68 +353,23 @@ func readIgnoreAt(dir int) []byte {
 	return data
 }
 
-// lstatType is the type of a directory entry whose type getdents did not
-// give, as lstat sees it.
-func lstatType(dir int, name string) uint8 {
-	var st unix.Stat_t
-	if fstatat(dir, name, &st) != nil {
-		return syscall.DT_UNKNOWN
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFDIR:
-		return syscall.DT_DIR
-	case syscall.S_IFREG:
-		return syscall.DT_REG
-	case syscall.S_IFLNK:
-		return syscall.DT_LNK
-	}
-	return syscall.DT_UNKNOWN
-}
-
-// openat is syscall.Openat, retried when a signal interrupts it.
-func openat(dir int, name string, flags int) (int, error) {
-	for {
-		fd, err := syscall.Openat(dir, name, flags, 0)
-		if !errors.Is(err, syscall.EINTR) {
-			return fd, err
-		}
-	}
-}
-
-// fstatat is lstat of name in directory dir, retried when interrupted.
-func fstatat(dir int, name string, st *unix.Stat_t) error {
-	for {
-		err := unix.Fstatat(dir, name, st, unix.AT_SYMLINK_NOFOLLOW)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
-}
-
-// readDirent is syscall.ReadDirent, retried when interrupted.
-func readDirent(fd int, buf []byte) (int, error) {
-	for {
-		n, err := syscall.ReadDirent(fd, buf)
-		if !errors.Is(err, syscall.EINTR) {
-			return n, err
-		}
-	}
-}
-
 // A Dir is a directory under the root, open for reading many files in it
 // by name, each with one open relative to it (Root.Read walks the whole
 // path for each file). It is safe for concurrent use.
 type Dir struct {
 	root *Root
-	f    *os.File
-	fd   int
+	d    walkDir
 	rel  string // "" for the root, else ending in "/"
 }
 
 // OpenDir opens the directory at rel (root-relative, as Walk reports
 // paths) under os.Root's rules.
 func (r *Root) OpenDir(rel string) (*Dir, *errcode.Error) {
-	f, err := r.root.Open(filepath.FromSlash(rel))
+	f, err := r.openNoWait(rel)
+	if err != nil {
+		return nil, r.classify(rel, err)
+	}
+	d, err := r.openWalkDir(f, rel)
 	if err != nil {
 		return nil, r.classify(rel, err)
 	}
@@ -378,11 +377,11 @@ func (r *Root) OpenDir(rel string) (*Dir, *errcode.Error) {
 	if rel != "." && rel != "" {
 		prefix = rel + "/"
 	}
-	return &Dir{root: r, f: f, fd: int(f.Fd()), rel: prefix}, nil
+	return &Dir{root: r, d: d, rel: prefix}, nil
 }
 
 // Close closes the directory.
-func (d *Dir) Close() { d.f.Close() }
+func (d *Dir) Close() { d.d.close() }
 
 // ErrLink is the error ReadFile gives for a name that is a symbolic link:
 // read it through Root.Open, which follows it as os.Root does.
@@ -395,26 +394,22 @@ var ErrLink = errcode.New(errcode.Unreadable, "a symbolic link")
 // is one fails with ErrLink.
 func (d *Dir) ReadFile(name string, buf []byte, maxBytes int64) ([]byte, *errcode.Error) {
 	rel := d.rel + name
-	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
+	f, mode, size, err := d.d.openFile(name)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if err == errLink {
 			return nil, ErrLink
 		}
 		return nil, d.root.classify(rel, err)
 	}
-	defer syscall.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, d.root.classify(rel, err)
+	defer f.Close()
+	if !mode.IsRegular() {
+		return nil, notRegular(rel, mode)
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, notRegular(rel, fileMode(st.Mode))
+	if size > maxBytes {
+		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, size, maxBytes).
+			With(errcode.Details{Size: new(size), Limit: new(maxBytes)})
 	}
-	if st.Size > maxBytes {
-		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, st.Size, maxBytes).
-			With(errcode.Details{Size: new(st.Size), Limit: new(maxBytes)})
-	}
-	if want := st.Size + 1; int64(cap(buf)) < want {
+	if want := size + 1; int64(cap(buf)) < want {
 		buf = make([]byte, 0, want)
 	}
 	buf = buf[:0]
@@ -423,11 +418,8 @@ func (d *Dir) ReadFile(name string, buf []byte, maxBytes int64) ([]byte, *errcod
 			buf = append(buf, 0)[:len(buf)]
 		}
 		end := min(int64(cap(buf)), maxBytes+1)
-		n, err := syscall.Read(fd, buf[len(buf):end])
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
+		n, err := f.Read(buf[len(buf):end])
+		if err != nil && err != io.EOF {
 			return nil, d.root.classify(rel, err)
 		}
 		asked := int(end) - len(buf)
@@ -438,7 +430,7 @@ func (d *Dir) ReadFile(name string, buf []byte, maxBytes int64) ([]byte, *errcod
 		// A read of a regular file that gives fewer bytes than asked has
 		// reached its end; when that is the size fstat gave, the read
 		// that would say so is saved.
-		if n == 0 || n < asked && int64(len(buf)) == st.Size {
+		if n == 0 || n < asked && int64(len(buf)) == size {
 			return buf, nil
 		}
 	}

@@ -32,6 +32,10 @@ type Root struct {
 	root  *os.Root
 	dir   string
 	stall time.Duration // StallTimeout; tests shorten it
+	// walkOpen opens the first directory of a walk or a Dir: nil for the
+	// system's own way (openNativeDir); tests set it to walk with os.Root
+	// (openRootDir) where the system has a faster way.
+	walkOpen func(r *Root, f *os.File, rel string) (walkDir, error)
 }
 
 // StallTimeout is how long a read may wait for data. Reads of a regular

@@ -1,3 +1,8 @@
+//go:build unix
+
+// The write tests use what only Unix systems have: FIFOs, the umask, hard
+// links, anonymous files and the lock keyed by device and inode.
+
 package workspace
 
 import (

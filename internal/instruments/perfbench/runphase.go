@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -193,7 +192,7 @@ func (r *runner) runRound(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("the descendants' command printed %q, not a PID", line)
 		}
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		if ended, err := processEnded(pid); !ended {
 			return fmt.Errorf("process %d outlived the run (%v)", pid, err)
 		}
 	}
