@@ -5,7 +5,7 @@
 // tests.
 //
 // The exception is the script runner (Replay, Runner, Script), which
-// TestScripts and `loom-results replay [--server "CMD"] SCRIPT...` share.
+// TestScripts and `loom-check replay [--server "CMD"] SCRIPT...` share.
 // A script is a txtar file in the format of the official Go SDK's
 // mcp/testdata/conformance/server/*.txtar: a header saying what it checks
 // and which SPEC section, the client's messages, the server's expected

@@ -2,15 +2,12 @@ package conformance
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +20,7 @@ var (
 
 // knownDiscrepancies are scripts whose expectations follow SPEC.md where the
 // server does not yet; TestScripts skips them, saying why, unless -strict
-// is given (-update skips them too). `loom-results replay` always fails
+// is given (-update skips them too). `loom-check replay` always fails
 // them. Remove an entry when the server is fixed; never -update a script to
 // make it pass.
 var knownDiscrepancies = map[string]string{}
@@ -38,7 +35,7 @@ func scripts(t *testing.T) []string {
 }
 
 // TestScripts replays every script against the real binary, through the
-// code that `loom-results replay` runs.
+// code that `loom-check replay` runs (cmd/loom-check tests the command).
 func TestScripts(t *testing.T) {
 	r := Runner{Server: []string{binary}, Update: *update}
 	for _, file := range scripts(t) {
@@ -153,46 +150,4 @@ func TestReplayOutput(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [2]int{1, 1}, [2]int{passed, failed}, out.String())
 	assert.True(t, strings.HasSuffix(out.String(), "\n1 passed, 1 failed\n"), out.String())
-}
-
-// TestReplayCommand runs `loom-results replay` itself: exit status 0 when
-// every script passes, non-zero otherwise, with the same last line.
-func TestReplayCommand(t *testing.T) {
-	_, pass, fail := writeScripts(t)
-	tests := []struct {
-		name     string
-		args     []string
-		wantLast string
-		wantOK   bool
-	}{
-		{"pass", []string{pass}, "1 passed, 0 failed", true},
-		{"pass_with_server", []string{"--server", binary + " --preview-bytes 1024", pass}, "1 passed, 0 failed", true},
-		{"fail", []string{pass, fail}, "1 passed, 1 failed", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			cmd := exec.CommandContext(t.Context(), binary, append([]string{"replay"}, tt.args...)...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			cmd.WaitDelay = 10 * time.Second
-			err := cmd.Run()
-			lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
-			assert.Equal(t, tt.wantLast, lines[len(lines)-1], stdout.String())
-			if tt.wantOK {
-				assert.NoError(t, err, stderr.String())
-				return
-			}
-			var exit *exec.ExitError
-			require.True(t, errors.As(err, &exit), "err %v", err)
-			assert.NotZero(t, exit.ExitCode())
-			assert.Contains(t, stderr.String(), "1 script(s) failed")
-		})
-	}
-
-	// No scripts is a usage error: status 2.
-	err := exec.CommandContext(t.Context(), binary, "replay").Run()
-	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "err %v", err)
-	assert.Equal(t, 2, exit.ExitCode())
 }

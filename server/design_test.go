@@ -159,14 +159,14 @@ func checkLayout(block string, files []string) []string {
 		}
 	}
 	for _, dir := range slices.Sorted(maps.Keys(folders)) {
-		parent, _, nested := strings.Cut(dir, "/")
+		_, _, nested := strings.Cut(dir, "/")
 		switch {
 		case !nested && !lined[dir]:
 			problems = append(problems, "top-level folder "+dir+"/ has no line")
 		case !nested:
 		case lined[dir] || !hasGo[dir]:
 		default:
-			parent = dir[:strings.LastIndex(dir, "/")]
+			parent := dir[:strings.LastIndex(dir, "/")]
 			if !strings.Contains(parent, "/") || parents[parent] {
 				problems = append(problems, dir+"/ holds Go code and has no line under "+parent+"/")
 			}

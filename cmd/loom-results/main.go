@@ -2,8 +2,10 @@
 // coding agent to reuse instead of paying for them again. See README.md and
 // SPEC.md for the contract.
 //
-// This package holds flags, signals and dispatch only: serving is package
-// server's, replay is conformance's and bench-edits is editbench's.
+// This package holds flags and signals only: serving is package server's.
+// The developer commands that drive a server from the outside (replay,
+// bench-edits) are cmd/loom-check's, so that this binary is only the
+// server (deps_test.go holds it).
 package main
 
 import (
@@ -53,10 +55,9 @@ func status(err error, stderr io.Writer) int {
 	return cli.Status("loom-results", err, stderr)
 }
 
-// run runs the command line args: a subcommand when the first argument
-// names one (see commands), else the server. Help that was asked for is
-// printed on stdout and is not an error; a bad command line is a
-// cli.UsageError.
+// run runs the command line args: `help`, else the server. Help that was
+// asked for is printed on stdout and is not an error; a bad command line
+// is a cli.UsageError.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	err := dispatch(ctx, args, stdin, stdout, stderr)
 	if errors.Is(err, cli.ErrHelp) {
@@ -65,12 +66,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return err
 }
 
-// dispatch runs the command that args name; it may return cli.ErrHelp.
+// dispatch runs what args ask for; it may return cli.ErrHelp.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		if c, ok := lookupCommand(args[0]); ok {
-			return c.run(ctx, args[1:], stdout, stderr)
-		}
+	if len(args) > 0 && args[0] == "help" {
+		return help(args[1:], stdout)
 	}
 	return serve(ctx, args, stdin, stdout, stderr)
 }
@@ -136,7 +135,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	httpOpts.Log = stderr
 	httpOpts.MaxSessions = int(min(*f.maxSessions, 1<<31-1))
 	if fs.NArg() > 0 {
-		return cli.Usagef(fs.Name(), "unexpected argument %q (the commands are %s)", fs.Arg(0), commandNames())
+		if m := movedCommand(fs.Arg(0)); m != "" {
+			return cli.Usagef(fs.Name(), "unexpected argument %q: %s", fs.Arg(0), m)
+		}
+		return cli.Usagef(fs.Name(), "unexpected argument %q: the server takes flags only", fs.Arg(0))
 	}
 	if *f.version {
 		_, err := fmt.Fprintln(stdout, "loom-results", version.String())

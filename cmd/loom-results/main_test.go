@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -28,10 +27,8 @@ import (
 func TestBadCommandLine(t *testing.T) {
 	t.Parallel()
 	const (
-		top   = "run 'loom-results --help' for usage\n"
-		help  = "run 'loom-results help --help' for usage\n"
-		rep   = "run 'loom-results replay --help' for usage\n"
-		bench = "run 'loom-results bench-edits --help' for usage\n"
+		top  = "run 'loom-results --help' for usage\n"
+		help = "run 'loom-results help --help' for usage\n"
 	)
 	tests := []struct {
 		name string
@@ -48,8 +45,11 @@ func TestBadCommandLine(t *testing.T) {
 		{"write takes no value", []string{"--write=maybe"}, `loom-results: invalid boolean value "maybe" for -write: parse error` + "\n" + top},
 		{"unknown flag", []string{"--nope"}, "loom-results: flag provided but not defined: -nope\n" + top},
 		{"flag without its value", []string{"--root"}, "loom-results: flag needs an argument: -root\n" + top},
-		{"stray argument", []string{"extra"}, `loom-results: unexpected argument "extra" (the commands are replay, bench-edits, help)` + "\n" + top},
-		{"unknown command", []string{"serve"}, `loom-results: unexpected argument "serve" (the commands are replay, bench-edits, help)` + "\n" + top},
+		{"stray argument", []string{"extra"}, `loom-results: unexpected argument "extra": the server takes flags only` + "\n" + top},
+		{"unknown command", []string{"serve"}, `loom-results: unexpected argument "serve": the server takes flags only` + "\n" + top},
+		{"help after a flag", []string{"--write", "help"}, `loom-results: unexpected argument "help": the server takes flags only` + "\n" + top},
+		{"replay moved", []string{"replay", "x.txtar"}, `loom-results: unexpected argument "replay": replay is a command of loom-check, in the source tree: go run ./cmd/loom-check replay --help` + "\n" + top},
+		{"bench-edits moved", []string{"bench-edits", "--repo", "."}, `loom-results: unexpected argument "bench-edits": bench-edits is a command of loom-check, in the source tree: go run ./cmd/loom-check bench-edits --help` + "\n" + top},
 		{"missing root", []string{"--root", "/does/not/exist"}, "loom-results: --root: open /does/not/exist: no such file or directory\n" + top},
 		{"a run command a shell would expand", []string{"--run", "t=echo $HOME"}, `loom-results: invalid value "t=echo $HOME" for flag -run: command t: "echo $HOME": $HOME would be expanded by a shell, and nothing is expanded here: write the value out, or quote it with '...' to pass it as it is` + "\n" + top},
 		{"non-loopback HTTP without a token", []string{"--http", "0.0.0.0:0"}, `loom-results: --http: "0.0.0.0:0" is not a loopback address (localhost, 127.0.0.0/8, ::1); another address needs --http-token` + "\n" + top},
@@ -59,14 +59,8 @@ func TestBadCommandLine(t *testing.T) {
 		{"no sessions", []string{"--http", "127.0.0.1:0", "--max-sessions", "0"}, `loom-results: invalid value "0" for flag -max-sessions: "0" is below the minimum 1` + "\n" + top},
 		{"zero read timeout", []string{"--http", "127.0.0.1:0", "--http-read-timeout", "0s"}, "loom-results: --http-read-timeout 0s: must be positive\n" + top},
 		{"zero write timeout", []string{"--http", "127.0.0.1:0", "--http-write-timeout", "0s"}, "loom-results: --http-write-timeout 0s: must be positive\n" + top},
-		{"help of an unknown command", []string{"help", "nope"}, `loom-results help: unknown command "nope"; the commands are replay, bench-edits, help` + "\n" + help},
-		{"help of two commands", []string{"help", "replay", "bench-edits"}, "loom-results help: give one command, not 2 (the commands are replay, bench-edits, help)\n" + help},
-		{"replay without scripts", []string{"replay"}, "loom-results replay: no scripts: name txtar files, or directories of them\n" + rep},
-		{"replay's unknown flag", []string{"replay", "--nope"}, "loom-results replay: flag provided but not defined: -nope\n" + rep},
-		{"bench-edits' stray argument", []string{"bench-edits", "x"}, `loom-results bench-edits: unexpected argument "x"` + "\n" + bench},
-		{"bench-edits' bad agent", []string{"bench-edits", "--agent", "y"}, `loom-results bench-edits: --agent "y" is not splice or write` + "\n" + bench},
-		{"bench-edits' bad answers", []string{"bench-edits", "--answers", "json"}, `loom-results bench-edits: --answers "json" is not text or full` + "\n" + bench},
-		{"bench-edits' bad number", []string{"bench-edits", "--commits", "x"}, `loom-results bench-edits: invalid value "x" for flag -commits: parse error` + "\n" + bench},
+		{"help of a command", []string{"help", "serve"}, `loom-results help: unexpected argument "serve": help takes none` + "\n" + help},
+		{"help of a moved command", []string{"help", "replay"}, "loom-results help: replay is a command of loom-check, in the source tree: go run ./cmd/loom-check replay --help\n" + help},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,10 +75,11 @@ func TestBadCommandLine(t *testing.T) {
 }
 
 // TestHelp: help that was asked for goes to stdout and is not an error
-// (status 0); the top-level usage lists every command.
+// (status 0); `help`, with or without a request for help, is the usage,
+// which says where the developer commands went.
 func TestHelp(t *testing.T) {
 	t.Parallel()
-	top := []string{"usage: loom-results [flags]", "replay ", "bench-edits ", "help ", "-max-lookups", "-version"}
+	top := []string{"usage: loom-results [flags]", "loom-results help ", "go run ./cmd/loom-check help", "-max-lookups", "-version"}
 	tests := []struct {
 		name string
 		args []string
@@ -93,12 +88,8 @@ func TestHelp(t *testing.T) {
 		{"--help", []string{"--help"}, top},
 		{"-h", []string{"-h"}, top},
 		{"help", []string{"help"}, top},
-		{"help replay", []string{"help", "replay"}, []string{`usage: loom-results replay [--server "CMD"] SCRIPT...`, "-server"}},
-		{"replay --help", []string{"replay", "--help"}, []string{`usage: loom-results replay [--server "CMD"] SCRIPT...`}},
-		{"help bench-edits", []string{"help", "bench-edits"}, []string{"usage: loom-results bench-edits", "-commits", "-server-flags"}},
-		{"bench-edits -h", []string{"bench-edits", "-h"}, []string{"usage: loom-results bench-edits"}},
-		{"help help", []string{"help", "help"}, []string{"usage: loom-results help [COMMAND]", "replay, bench-edits, help"}},
-		{"help --help", []string{"help", "--help"}, []string{"usage: loom-results help [COMMAND]"}},
+		{"help --help", []string{"help", "--help"}, top},
+		{"help -h", []string{"help", "-h"}, top},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,14 +163,10 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"--help"}, 0, ""},
 		{[]string{"-h"}, 0, ""},
 		{[]string{"help"}, 0, ""},
-		{[]string{"help", "replay"}, 0, ""},
-		{[]string{"help", "bench-edits"}, 0, ""},
-		{[]string{"replay", "--help"}, 0, ""},
-		{[]string{"bench-edits", "--help"}, 0, ""},
 		{[]string{"--version"}, 0, ""},
 		{[]string{"--nope"}, 2, "loom-results: flag provided but not defined: -nope\nrun 'loom-results --help' for usage\n"},
-		{[]string{"replay", "--nope"}, 2, "loom-results replay: flag provided but not defined: -nope\nrun 'loom-results replay --help' for usage\n"},
-		{[]string{"help", "nope"}, 2, "loom-results help: unknown command \"nope\"; the commands are replay, bench-edits, help\nrun 'loom-results help --help' for usage\n"},
+		{[]string{"replay", "--help"}, 2, "loom-results: unexpected argument \"replay\": replay is a command of loom-check, in the source tree: go run ./cmd/loom-check replay --help\nrun 'loom-results --help' for usage\n"},
+		{[]string{"help", "nope"}, 2, "loom-results help: unexpected argument \"nope\": help takes none\nrun 'loom-results help --help' for usage\n"},
 		{[]string{"--max-lookups", "x"}, 2, "loom-results: invalid value \"x\" for flag -max-lookups: \"x\" is not a non-negative decimal integer\nrun 'loom-results --help' for usage\n"},
 	}
 	for _, tt := range tests {
@@ -283,21 +270,4 @@ func buildBinary(t *testing.T) string {
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
-}
-
-// TestReplayRelativeServer: replay --server takes a relative path to the
-// binary (bin/loom-results) from the working directory, though each
-// script's server runs in the script's own temporary root.
-func TestReplayRelativeServer(t *testing.T) {
-	script, err := filepath.Abs("../../conformance/testdata/begin_step.txtar")
-	require.NoError(t, err)
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "bin"), 0o755))
-	require.NoError(t, os.Rename(bin, filepath.Join(dir, "bin", "loom-results")))
-	t.Chdir(dir)
-	var stdout, stderr bytes.Buffer
-	err = run(context.Background(), []string{"replay", "--server", "bin/loom-results", script}, strings.NewReader(""), &stdout, &stderr)
-	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	assert.Contains(t, stdout.String(), "1 passed, 0 failed")
 }

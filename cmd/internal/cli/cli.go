@@ -1,9 +1,9 @@
-// Package cli is what the commands (loom-results and its subcommands,
-// loom-perf, loom-load, loom-mem) share about their command lines: help
-// that was asked for goes to stdout and is not a failure (status 0); a bad
-// command line is one message and a one-line pointer to the command's
-// --help on stderr, with status 2, never the whole usage, which would bury
-// the message; any other failure is status 1.
+// Package cli is what the commands (loom-results, loom-check and its
+// subcommands, loom-perf, loom-load, loom-mem) share about their command
+// lines: help that was asked for goes to stdout and is not a failure
+// (status 0); a bad command line is one message and a one-line pointer to
+// the command's --help on stderr, with status 2, never the whole usage,
+// which would bury the message; any other failure is status 1.
 package cli
 
 import (
@@ -19,7 +19,7 @@ import (
 var ErrHelp = errors.New("help printed")
 
 // UsageError is a bad command line. Command is whose help to point at:
-// the flag set's name, "loom-results" or "loom-results replay".
+// the flag set's name, "loom-results" or "loom-check replay".
 type UsageError struct {
 	Command string
 	Err     error

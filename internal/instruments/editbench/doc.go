@@ -9,8 +9,8 @@
 // modifies is replayed, renamed ones from their old path; files added,
 // deleted, copied, binary (a NUL byte or invalid UTF-8), over 16 MiB,
 // symlinks and submodules are counted as skipped. For each commit the old
-// versions are written under a temporary root and the server (this
-// executable, `--root DIR`) is driven over stdio by a small JSON-RPC
+// versions are written under a temporary root and the server
+// (Options.Server with `--root DIR`) is driven over stdio by a small JSON-RPC
 // client (session.go), one server per commit while its store has room.
 //
 // For each file the agent:

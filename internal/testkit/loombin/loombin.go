@@ -1,6 +1,7 @@
 // Package loombin builds the loom-results command for the tests and
-// programs that drive it as a process (conformance, bench-edits' tests, the
-// load and performance programs).
+// programs that drive it as a process (conformance, editbench's tests, the
+// server that loom-check runs by default, the load and performance
+// programs).
 package loombin
 
 import (

@@ -1,10 +1,10 @@
 // Package stdioclient drives an MCP server process over stdio, one
 // JSON-RPC message a line: the one small client that the project's commands
-// and tests share (loom-results replay, bench-edits, loom-perf's raw pipe).
+// and tests share (loom-check replay and bench-edits, loom-perf's raw pipe).
 // It decodes nothing it does not have to, so that what it measures is the
 // server and the pipe. The official SDK clients are exercised by the
-// conformance and client tests; this one keeps the server binary, which
-// carries replay and bench-edits, free of an MCP client library.
+// conformance and client tests; this one keeps loom-check and the
+// instruments free of an MCP client library.
 package stdioclient
 
 import (

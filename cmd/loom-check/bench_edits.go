@@ -5,29 +5,28 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/loom-results/loom-results/cmd/internal/cli"
 	"github.com/loom-results/loom-results/internal/instruments/editbench"
 )
 
-// benchEdits runs `loom-results bench-edits --repo PATH --commits N
-// [--json]`: it replays the last N commits of a git repository against
-// this executable as the server (package editbench), prints the table or
-// the JSON summary, and fails when any file was not preserved.
+// benchEdits runs `loom-check bench-edits --repo PATH --commits N
+// [--json]`: it replays the last N commits of a git repository through the
+// server (package editbench), prints the table or the JSON summary, and
+// fails when any file was not preserved.
 func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("loom-results bench-edits", flag.ContinueOnError)
+	fs := flag.NewFlagSet("loom-check bench-edits", flag.ContinueOnError)
 	repo := fs.String("repo", ".", "the git repository to replay")
 	commits := fs.Int("commits", 10, "how many commits of HEAD's first-parent history to replay (0: all)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-	server := fs.String("server", "", "the server command, split at white space; --root is appended (default: this executable)")
+	server := fs.String("server", "", serverHelp("--root and --server-flags are"))
 	serverFlags := fs.String("server-flags", "", "flags appended to the server command, split at white space (e.g. \"--context bounded\")")
 	verbose := fs.Bool("v", false, "print one line per commit on stderr")
 	agent := fs.String("agent", editbench.AgentSplice, "the agent: splice (a governing client's expand_edit) or write (a stock client's write_file, with --steps model --write)")
 	answers := fs.String("answers", "text", "the write agent's --answers: text (the model reads the text content) or full (it reads a success's structured content as JSON, as Claude Code and VS Code show it)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: loom-results bench-edits [--repo PATH] [--commits N] [--agent splice|write] [--answers text|full] [--json]")
+		fmt.Fprintln(fs.Output(), `usage: loom-check bench-edits [--repo PATH] [--commits N] [--agent splice|write] [--answers text|full] [--json] [--server "CMD"] [--server-flags "FLAGS"] [-v]`)
 		fmt.Fprintln(fs.Output(), "Replays the modified text files of the last N commits through the server and compares the bytes read and generated with whole-file writes and str_replace edits.")
 		fs.PrintDefaults()
 	}
@@ -37,20 +36,17 @@ func benchEdits(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 {
 		return cli.Usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
-	cmd := strings.Fields(*server)
-	if len(cmd) == 0 {
-		self, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("bench-edits: finding this executable: %w", err)
-		}
-		cmd = []string{self}
-	}
 	if *agent != editbench.AgentSplice && *agent != editbench.AgentWrite {
 		return cli.Usagef(fs.Name(), "--agent %q is not splice or write", *agent)
 	}
 	if *answers != "text" && *answers != "full" {
 		return cli.Usagef(fs.Name(), "--answers %q is not text or full", *answers)
 	}
+	cmd, done, err := serverCommand(ctx, *server)
+	if err != nil {
+		return fmt.Errorf("bench-edits: %w", err)
+	}
+	defer done()
 	opts := editbench.Options{Repo: *repo, Commits: *commits, Server: cmd, ServerFlags: strings.Fields(*serverFlags), Agent: *agent, Answers: *answers}
 	if *verbose {
 		opts.Progress = stderr
