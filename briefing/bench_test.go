@@ -89,7 +89,7 @@ func BenchmarkExpand16MiB1000Parts(b *testing.B) {
 	b.SetBytes(16 << 20)
 	for b.Loop() {
 		br.BeginStep()
-		if _, err := br.ExpandEdit(args); err != nil {
+		if _, err := br.ExpandEdit(jsonSub(args)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -143,7 +143,7 @@ func benchmarkWriteFile5000Lines3Edits(b *testing.B) {
 		b.Fatal(e[0].Err)
 	}
 	path := filepath.Join(br.opts.Root.Dir(), "w.go")
-	req := WriteRequest{Splice: []byte(`{"result":"r1","edits":[` +
+	req := WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[` +
 		`{"lines":[100,100],"text":"\tchanged100 := true\n"},` +
 		`{"before":2500,"text":"\t// inserted before 2500\n"},` +
 		`{"lines":[4900,4902],"text":""}]}`)}

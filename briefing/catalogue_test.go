@@ -29,7 +29,7 @@ func TestListResultsText(t *testing.T) {
 	require.Nil(t, err)
 	_, err = b.RetainOutput(Output{Label: "ok", Text: "ok\n", Complete: true})
 	require.Nil(t, err)
-	_, err = b.ExpandEdit([]byte(`{"path": "n.go", "content": {"$compose": [{"result": "r3"}, "// more\n"]}}`))
+	_, err = b.ExpandEdit(jsonSub(`{"path": "n.go", "content": {"$compose": [{"result": "r3"}, "// more\n"]}}`))
 	require.Nil(t, err)
 
 	for page := int64(0); page < 3; page++ {

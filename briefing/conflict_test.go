@@ -1,7 +1,6 @@
 package briefing
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +22,7 @@ import (
 func TestWriteFileConflict(t *testing.T) {
 	t.Parallel()
 	const a = "one\ntwo\nthree\n" // r1
-	spliceR1 := WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"lines":[1,1],"text":"1\n"}]}`)}
+	spliceR1 := WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[1,1],"text":"1\n"}]}`)}
 	many := strings.Repeat("x\n", 20)
 	tests := []struct {
 		name    string
@@ -57,7 +56,7 @@ func TestWriteFileConflict(t *testing.T) {
 		{
 			name: "the current text reused",
 			before: func(t *testing.T, b *Briefing, _ string) {
-				_, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"lines":[2,2],"text":"2\n"}]}`)})
+				_, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[2,2],"text":"2\n"}]}`)})
 				require.Nil(t, err) // the write retains r3
 			},
 			req:  spliceR1,
@@ -122,7 +121,7 @@ func TestWriteFileConflict(t *testing.T) {
 		{
 			name:   "a full store, legacy",
 			cfg:    func(c *limits.Config) { c.MaxResults = 2 },
-			before: rewrite("a.txt", a+"four\n"), req: WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[]}`)},
+			before: rewrite("a.txt", a+"four\n"), req: WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)},
 			msg:  `file "a.txt" changed since r1 was read (14 -> 19 bytes); its current text cannot be retained (the store is full)`,
 			size: new(int64(19)), results: 2,
 		},
@@ -130,7 +129,7 @@ func TestWriteFileConflict(t *testing.T) {
 			name:   "a full store, bounded",
 			cfg:    func(c *limits.Config) { c.MaxResults = 2 },
 			policy: Bounded,
-			before: rewrite("a.txt", a+"four\n"), req: WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[]}`)},
+			before: rewrite("a.txt", a+"four\n"), req: WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)},
 			msg: `file "a.txt" changed since r1 was read (14 -> 19 bytes); its current text cannot be retained ` +
 				`(error store_full: a 19-byte result does not fit: the store holds 2 of 2 results and 17 of 67108864 bytes (at most 16777216 a result))`,
 			size: new(int64(19)), results: 2,
@@ -197,10 +196,10 @@ func TestWriteFileConflictThenEdit(t *testing.T) {
 	t.Parallel()
 	b, dir := writeBriefing(t, limits.Defaults(), Legacy, limits.ClientSteps)
 	rewrite("a.txt", "zero\none\ntwo\nthree\n")(t, b, dir)
-	_, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"lines":[3,3],"text":"THREE\n"}]}`)})
+	_, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[3,3],"text":"THREE\n"}]}`)})
 	require.NotNil(t, err)
 	require.Equal(t, new("r3"), err.File.Current)
-	w, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r3","edits":[{"lines":[4,4],"text":"THREE\n"}]}`)})
+	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r3","edits":[{"lines":[4,4],"text":"THREE\n"}]}`)})
 	require.Nil(t, err)
 	assert.Equal(t, new("r3"), w.Base)
 	assert.Equal(t, "zero\none\ntwo\nTHREE\n", readTree(t, dir)["a.txt"])

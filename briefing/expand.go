@@ -78,27 +78,28 @@ type node struct {
 // all or nothing: the first node or part that does not resolve fails the
 // call with unresolved_edit and refuses the step. Each expansion is retained
 // as a result of source kind edit.
-func (b *Briefing) ExpandEdit(args []byte) (*Expanded, *errcode.Error) {
-	ix, err := jsontape.Build(args, jsontape.Options{AllowInvalidUTF8: true})
-	if err != nil {
-		return nil, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", err.Msg)
-	}
-	root := ix.Root()
+//
+// args is a value of an index already built (the tool call's message's,
+// with raw invalid UTF-8 allowed), read where it is: an edit's arguments
+// may be megabytes, and are never scanned again.
+func (b *Briefing) ExpandEdit(args jsontape.Sub) (*Expanded, *errcode.Error) {
+	ix, root := args.Index, args.Node
 	if ix.Kind(root) != jsontape.Object {
 		return nil, errcode.New(errcode.InvalidArgument, "arguments must be a JSON object, not %s", ix.Kind(root))
 	}
-	e := &expander{b: b, ix: ix, data: args}
+	e := newExpander(b, args)
+	var err *errcode.Error
 	// Raw invalid UTF-8 outside the nodes makes the arguments themselves
 	// malformed: an argument check, which comes before any node resolves
 	// (SPEC section 4's order) and so refuses nothing.
-	if err := e.walk(root, nil, false); err != nil {
+	if err := e.walk(root, false); err != nil {
 		return nil, err
 	}
 	if reserved(ix, root) {
 		err = b.unresolved("", errcode.New(errcode.InvalidArgument,
 			"arguments itself cannot be a %s or %s node; put the node under a member such as content", composeKey, spliceKey))
 	} else {
-		err = e.walk(root, nil, true)
+		err = e.walk(root, true)
 	}
 	if err != nil {
 		if err.Code == errcode.UnresolvedEdit {
@@ -185,29 +186,44 @@ type NodeID = jsontape.Node
 type expander struct {
 	b     *Briefing
 	ix    *jsontape.Index
-	data  []byte
+	root  NodeID
+	data  []byte // the root's bytes
+	base  int    // the root's offset in the index's document, where spans count from
+	at    []byte // the pointer of the value walk visits
 	nodes []node
 }
 
-// walk visits value n at pointer at in document order. With resolve, it
-// resolves the nodes it meets; without, it skips them and checks that the
-// strings and member names outside them are valid UTF-8 (raw bytes; a lone
-// surrogate escape is returned unchanged).
+// newExpander returns the expander of the value args.
+func newExpander(b *Briefing, args jsontape.Sub) *expander {
+	start, _ := args.Index.Span(args.Node)
+	return &expander{b: b, ix: args.Index, root: args.Node, data: args.Bytes(), base: start}
+}
+
+// walk visits value n, whose pointer is e.at, in document order. With
+// resolve, it resolves the nodes it meets; without, it skips them and
+// checks that the strings and member names outside them are valid UTF-8
+// (raw bytes; a lone surrogate escape is returned unchanged).
 //
-// at is built in one buffer, each level appending its token and cutting it
-// off again, and made a string only for a node or an error: a string per
-// value cost time and garbage in proportion to the values times their
-// depth (a 2 MiB array nested 900 deep took 9 s).
-func (e *expander) walk(n NodeID, at []byte, resolve bool) *errcode.Error {
+// The pointer is built in one buffer, e.at, each level appending its
+// token and cutting it off again, and made a string only for a node or an
+// error: a string per value cost time and garbage in proportion to the
+// values times their depth (a 2 MiB array nested 900 deep took 9 s). The
+// buffer is the expander's, so that it grows once to the deepest pointer:
+// a slice passed down by value grew again under every value whose
+// pointer passed its capacity (64 MB of garbage for a 4 MiB array).
+func (e *expander) walk(n NodeID, resolve bool) *errcode.Error {
 	ix := e.ix
+	mark := len(e.at)
+	defer func() { e.at = e.at[:mark] }()
 	switch ix.Kind(n) {
 	case jsontape.String:
 		if !resolve && ix.InvalidUTF8(n) {
-			return errcode.New(errcode.InvalidArgument, "the string at %s in arguments is not valid UTF-8", quoted(string(at)))
+			return errcode.New(errcode.InvalidArgument, "the string at %s in arguments is not valid UTF-8", quoted(string(e.at)))
 		}
 	case jsontape.Array:
 		for i, v := range ix.Elements(n) {
-			if err := e.walk(v, strconv.AppendInt(append(at, '/'), int64(i), 10), resolve); err != nil {
+			e.at = strconv.AppendInt(append(e.at[:mark], '/'), int64(i), 10)
+			if err := e.walk(v, resolve); err != nil {
 				return err
 			}
 		}
@@ -216,13 +232,14 @@ func (e *expander) walk(n NodeID, at []byte, resolve bool) *errcode.Error {
 			if !resolve {
 				return nil
 			}
-			return e.node(n, string(at))
+			return e.node(n, string(e.at))
 		}
 		for m, v := range ix.Members(n) {
 			if !resolve && m.InvalidUTF8 {
-				return errcode.New(errcode.InvalidArgument, "a member name in %s in arguments is not valid UTF-8", quoted(string(at)))
+				return errcode.New(errcode.InvalidArgument, "a member name in %s in arguments is not valid UTF-8", quoted(string(e.at[:mark])))
 			}
-			if err := e.walk(v, append(append(at, '/'), escapeToken(m.Name)...), resolve); err != nil {
+			e.at = append(append(e.at[:mark], '/'), escapeToken(m.Name)...)
+			if err := e.walk(v, resolve); err != nil {
 				return err
 			}
 		}
@@ -444,8 +461,7 @@ func (e *expander) integer(v NodeID) (int64, bool) {
 	if e.ix.Kind(v) != jsontape.Number {
 		return 0, false
 	}
-	s, end := e.ix.Span(v)
-	return jsontape.Integer(string(e.data[s:end]))
+	return jsontape.Integer(string(e.ix.SubOf(v).Bytes()))
 }
 
 // selectPart resolves a reference under SPEC section 4, without budget: the
@@ -484,7 +500,7 @@ func (b *Briefing) selectPart(p partRef) ([]byte, *errcode.Error) {
 func (e *expander) path(texts []*results.Text) *string {
 	var found *string
 	count := 0
-	for m, v := range e.ix.Members(e.ix.Root()) {
+	for m, v := range e.ix.Members(e.root) {
 		if m.Name != "path" {
 			continue
 		}
@@ -528,9 +544,9 @@ func (e *expander) expandedArguments(texts []*results.Text) json.RawMessage {
 	hugepage.Advise(out[:size])
 	pos := 0
 	for i, n := range e.nodes {
-		out = append(out, e.data[pos:n.span.Start]...)
+		out = append(out, e.data[pos:n.span.Start-e.base]...)
 		out = limits.AppendEscaped(out, texts[i].Data)
-		pos = n.span.End
+		pos = n.span.End - e.base
 	}
 	return append(out, e.data[pos:]...)
 }

@@ -150,7 +150,7 @@ func FuzzCompose(f *testing.F) {
 			}
 		}
 		args := `{"path":"f.txt","content":{"$compose":[` + strings.Join(parts, ",") + `]}}`
-		got, err := b.ExpandEdit([]byte(args))
+		got, err := b.ExpandEdit(jsonSub(args))
 		require.Nil(t, err, "%s", args)
 		checkExpansion(t, b, got, want.String(), len(parts))
 	})
@@ -314,7 +314,7 @@ func FuzzSplice(f *testing.F) {
 			// the same line, or the same lines twice).
 			list = append(list, edits[len(edits)-1].json)
 			args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
-			_, err := b.ExpandEdit([]byte(args))
+			_, err := b.ExpandEdit(jsonSub(args))
 			if i, msg, ok := failing(edits, len(list), n, finalNewline); ok {
 				requireCause(t, err, args, i, msg)
 				return
@@ -327,7 +327,7 @@ func FuzzSplice(f *testing.F) {
 			return
 		}
 		args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
-		got, err := b.ExpandEdit([]byte(args))
+		got, err := b.ExpandEdit(jsonSub(args))
 		if i, msg, ok := failing(edits, len(edits), n, finalNewline); ok {
 			requireCause(t, err, args, i, msg)
 			return

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 )
@@ -52,7 +53,7 @@ func hexSum(s string) string {
 }
 
 func expand(b *Briefing, args string) (*Expanded, *errcode.Error) {
-	return b.ExpandEdit([]byte(args))
+	return b.ExpandEdit(jsonSub(args))
 }
 
 // unresolved checks that err is unresolved_edit and returns its at and
@@ -557,12 +558,12 @@ func TestExpandDocumentOrder(t *testing.T) {
 
 // TestExpandInvalidArguments checks the call's own argument errors: they
 // fail the whole call with invalid_argument, retain nothing and refuse
-// nothing, wherever they are in the document.
+// nothing, wherever they are in the document. (Arguments that are not JSON
+// never reach it: they are a message that is not JSON, which the
+// transport refuses.)
 func TestExpandInvalidArguments(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, args string }{
-		{"not JSON", `{"c":`},
-		{"trailing garbage", `{} x`},
 		{"an array", `[{"$compose":["a"]}]`},
 		{"a string", `"x"`},
 		{"null", `null`},
@@ -887,4 +888,14 @@ func TestExpandProcessQuota(t *testing.T) {
 	assert.Nil(t, got.Expansions[1].Result, "2 bytes do not fit the 1 left")
 	assert.Equal(t, "r2", *got.Expansions[2].Result, "legacy keeps what fits, one result at a time")
 	assert.Equal(t, int64(10), quota.Used())
+}
+
+// jsonSub indexes a JSON value as the transport indexes a message (raw invalid
+// UTF-8 allowed), for ExpandEdit and WriteRequest.
+func jsonSub[T ~string | ~[]byte](v T) jsontape.Sub {
+	ix, err := jsontape.Build([]byte(v), jsontape.Options{AllowInvalidUTF8: true})
+	if err != nil {
+		panic(err)
+	}
+	return ix.SubOf(ix.Root())
 }

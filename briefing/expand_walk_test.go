@@ -18,11 +18,11 @@ import (
 func TestExpandWalkAllocations(t *testing.T) {
 	b := New(Options{Limits: limits.Defaults(), Policy: Legacy})
 	t.Cleanup(b.Close)
-	doc := []byte(`{"x":` + strings.Repeat(`[`, 100) + strings.Repeat(`0,`, 9_999) + `0` + strings.Repeat(`]`, 100) + `}`)
+	args := jsonSub([]byte(`{"x":` + strings.Repeat(`[`, 100) + strings.Repeat(`0,`, 9_999) + `0` + strings.Repeat(`]`, 100) + `}`))
 	var failed bool
 	allocs := testing.AllocsPerRun(5, func() {
 		b.Do(func() {
-			if _, err := b.ExpandEdit(doc); err != nil {
+			if _, err := b.ExpandEdit(args); err != nil {
 				failed = true
 			}
 		})
@@ -41,7 +41,7 @@ func TestExpandNoNodeNoCopy(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	var got []byte
 	b.Do(func() {
-		x, err := b.ExpandEdit(args)
+		x, err := b.ExpandEdit(jsonSub(args))
 		require.Nil(t, err)
 		got = x.Arguments
 	})

@@ -23,7 +23,7 @@ func (e *expander) given(v NodeID) string {
 		if end-start > 40 {
 			return "a " + string(k)
 		}
-		return string(e.data[start:end])
+		return string(e.ix.SubOf(v).Bytes())
 	case jsontape.Array, jsontape.Object:
 		return "an " + string(k)
 	case jsontape.Null:

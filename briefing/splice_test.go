@@ -125,7 +125,7 @@ func TestSpliceRules(t *testing.T) {
 		t.Run("expand_edit "+tt.name, func(t *testing.T) {
 			t.Parallel()
 			b, _ := spliceRuleBriefing(t)
-			got, err := b.ExpandEdit([]byte(`{"content":{"$splice":` + body + `}}`))
+			got, err := b.ExpandEdit(jsonSub(`{"content":{"$splice":` + body + `}}`))
 			if tt.msg != "" {
 				requireSpliceCause(t, err, "/content/$splice/edits/"+strconv.Itoa(tt.at), tt.msg)
 				assert.Nil(t, got)
@@ -148,7 +148,7 @@ func TestSpliceRules(t *testing.T) {
 			b, dir := spliceRuleBriefing(t)
 			n, _ := strconv.Atoi(tt.result[1:])
 			file := spliceRuleFiles[n-1]
-			w, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(body)})
+			w, err := b.WriteFile(WriteRequest{Splice: jsonSub(body)})
 			on, rerr := os.ReadFile(filepath.Join(dir, file.name))
 			require.NoError(t, rerr)
 			if tt.msg != "" {

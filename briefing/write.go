@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,13 +18,13 @@ import (
 )
 
 // WriteRequest is write_file's arguments (SPEC section 9) as the server
-// decodes them: exactly one of Text, Compose (the raw JSON array) and
-// Splice (the raw JSON object) is meant to be set.
+// decodes them: exactly one of Text, Compose (the JSON array, a value of
+// the call's index) and Splice (the JSON object) is meant to be set.
 type WriteRequest struct {
 	Path    *string
 	Text    *string
-	Compose json.RawMessage
-	Splice  json.RawMessage
+	Compose jsontape.Sub // the zero Sub when not given
+	Splice  jsontape.Sub
 	Base    *string
 }
 
@@ -140,7 +139,7 @@ func (b *Briefing) WriteFile(req WriteRequest) (*Written, *errcode.Error) {
 // splice may give one.
 func (req WriteRequest) check() *errcode.Error {
 	given := 0
-	for _, set := range []bool{req.Text != nil, req.Compose != nil, req.Splice != nil} {
+	for _, set := range []bool{req.Text != nil, req.Compose.Present(), req.Splice.Present()} {
 		if set {
 			given++
 		}
@@ -149,21 +148,14 @@ func (req WriteRequest) check() *errcode.Error {
 	case given != 1:
 		return errcode.New(errcode.InvalidArgument,
 			"give exactly one of text (the whole new text), compose (parts) or splice (line edits of a result); %d given", given)
-	case req.Compose != nil && firstByte(req.Compose) != '[':
+	case req.Compose.Present() && req.Compose.Kind() != jsontape.Array:
 		return errcode.New(errcode.InvalidArgument, "compose must be an array of parts")
-	case req.Splice != nil && firstByte(req.Splice) != '{':
+	case req.Splice.Present() && req.Splice.Kind() != jsontape.Object:
 		return errcode.New(errcode.InvalidArgument, `splice must be an object {"result", "sha256"?, "edits"}`)
-	case req.Path == nil && req.Splice == nil:
+	case req.Path == nil && !req.Splice.Present():
 		return errcode.New(errcode.InvalidArgument, "path is required with text or compose (a splice defaults it to its result's path)")
 	}
 	return nil
-}
-
-func firstByte(raw []byte) byte {
-	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) > 0 {
-		return t[0]
-	}
-	return 0
 }
 
 // resolveWrite resolves the new text: text as it is (not an expansion), or
@@ -175,20 +167,16 @@ func (b *Briefing) resolveWrite(req WriteRequest) (pieces [][]byte, spliced *res
 	if req.Text != nil {
 		return [][]byte{[]byte(*req.Text)}, nil, false, nil
 	}
-	raw := req.Compose
-	if raw == nil {
-		raw = req.Splice
+	v := req.Compose
+	if !v.Present() {
+		v = req.Splice
 	}
-	ix, jerr := jsontape.Build(raw, jsontape.Options{AllowInvalidUTF8: true})
-	if jerr != nil {
-		return nil, nil, false, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", jerr.Msg)
-	}
-	e := &expander{b: b, ix: ix, data: raw}
-	if req.Compose != nil {
-		pieces, _, err = e.compose(ix.Root(), "/compose")
+	e := newExpander(b, v)
+	if req.Compose.Present() {
+		pieces, _, err = e.compose(v.Node, "/compose")
 		return pieces, nil, true, err
 	}
-	sp, err := e.splice(ix.Root(), "/splice", "/splice")
+	sp, err := e.splice(v.Node, "/splice", "/splice")
 	return sp.pieces, sp.result, true, err
 }
 

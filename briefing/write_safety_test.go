@@ -31,7 +31,7 @@ func appendLine(t *testing.T, b *Briefing, path, line string) *errcode.Error {
 	id := *e[0].Descriptor.ID
 	b.BeginStep()
 	_, err := b.WriteFile(WriteRequest{Path: &path, Base: &id,
-		Compose: []byte(fmt.Sprintf(`[{"result":%q},%q]`, id, line))})
+		Compose: jsonSub(fmt.Sprintf(`[{"result":%q},%q]`, id, line))})
 	return err
 }
 
@@ -169,7 +169,7 @@ func TestWriteFileConflictAfterSync(t *testing.T) {
 				return nil
 			}})
 			t.Cleanup(func() { writehook.Set(old) })
-			w, err := b.WriteFile(WriteRequest{Splice: []byte(`{"result":"r1","edits":[{"lines":[1,1],"text":"ONE\n"}]}`)})
+			w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[1,1],"text":"ONE\n"}]}`)})
 			assert.Nil(t, w)
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.Conflict, err.Code)

@@ -81,22 +81,22 @@ func TestWriteFile(t *testing.T) {
 		resultID string
 		reused   bool
 	}{
-		{"a splice defaults path and base", WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"lines":[2,2],"text":"TWO\n"}]}`)},
+		{"a splice defaults path and base", WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[2,2],"text":"TWO\n"}]}`)},
 			"a.txt", "one\nTWO\nthree\n", "r1", "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n", "r3", false},
 		{"the same path written otherwise still defaults the base",
-			WriteRequest{Path: str("./dir/../a.txt"), Splice: json.RawMessage(`{"result":"r1","edits":[{"before":4,"text":"four"}]}`)},
+			WriteRequest{Path: str("./dir/../a.txt"), Splice: jsonSub(`{"result":"r1","edits":[{"before":4,"text":"four"}]}`)},
 			"a.txt", "one\ntwo\nthree\nfour", "r1", "@@ -3,1 +3,2 @@\n three\n+four\n\\ No newline at end of file\n", "r3", false},
-		{"a splice to another path is a new file", WriteRequest{Path: str("new/b.txt"), Splice: json.RawMessage(`{"result":"r1","edits":[]}`)},
+		{"a splice to another path is a new file", WriteRequest{Path: str("new/b.txt"), Splice: jsonSub(`{"result":"r1","edits":[]}`)},
 			"new/b.txt", "one\ntwo\nthree\n", "", "@@ -0,0 +1,3 @@\n+one\n+two\n+three\n", "r3", false},
-		{"a compose of a new file", WriteRequest{Path: str("c.txt"), Compose: json.RawMessage(`["x\n",{"result":"r2","lines":[2]}]`)},
+		{"a compose of a new file", WriteRequest{Path: str("c.txt"), Compose: jsonSub(`["x\n",{"result":"r2","lines":[2]}]`)},
 			"c.txt", "x\ny", "", "@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file\n", "r3", false},
 		{"text over a base", WriteRequest{Path: str("nonl.txt"), Text: str("x\ny\n"), Base: str("r2")},
 			"nonl.txt", "x\ny\n", "r2", "@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n", "r3", false},
 		{"an empty new file", WriteRequest{Path: str("empty"), Text: str("")}, "empty", "", "", "", "r3", false},
-		{"an unchanged text is the retained result again", WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[]}`)},
+		{"an unchanged text is the retained result again", WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)},
 			"a.txt", "one\ntwo\nthree\n", "r1", "", "r1", true},
 		{"a splice whose compose text reads another result",
-			WriteRequest{Splice: json.RawMessage(`{"result":"r2","edits":[{"lines":[1,1],"text":{"$compose":[{"result":"r1","lines":[3,3]}]}}]}`)},
+			WriteRequest{Splice: jsonSub(`{"result":"r2","edits":[{"lines":[1,1],"text":{"$compose":[{"result":"r1","lines":[3,3]}]}}]}`)},
 			"nonl.txt", "three\ny", "r2", "@@ -1,2 +1,2 @@\n-x\n+three\n y\n\\ No newline at end of file\n", "r3", false},
 	}
 	for _, tt := range tests {
@@ -144,7 +144,7 @@ func TestWriteFileText(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.PreviewBytes = 30
 	b, _ := writeBriefing(t, cfg, Legacy, limits.ClientSteps)
-	w, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"lines":[1,3],"text":"1\n2\n3\n"}]}`)})
+	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[1,3],"text":"1\n2\n3\n"}]}`)})
 	require.Nil(t, err)
 	// The diff is 42 bytes in 7 lines; 30 bytes do not hold even its
 	// header with "… 6 more diff lines\n" (16 + 22), so the more line
@@ -193,10 +193,10 @@ func TestCutDiff(t *testing.T) {
 func TestWriteFileNextEdit(t *testing.T) {
 	t.Parallel()
 	b, dir := writeBriefing(t, limits.Defaults(), Legacy, limits.ClientSteps)
-	w, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"before":1,"text":"zero\n"}]}`)})
+	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"before":1,"text":"zero\n"}]}`)})
 	require.Nil(t, err)
 	require.Equal(t, "r3", *w.Result.ID)
-	w, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r3","edits":[{"lines":[4,4],"text":"THREE\n"}]}`)})
+	w, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r3","edits":[{"lines":[4,4],"text":"THREE\n"}]}`)})
 	require.Nil(t, err)
 	assert.Equal(t, "r4", *w.Result.ID)
 	assert.Equal(t, "r3", *w.Base)
@@ -204,7 +204,7 @@ func TestWriteFileNextEdit(t *testing.T) {
 
 	// Behind its back: same size, other bytes.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("ZERO\none\ntwo\nTHREE\n"), 0o644))
-	_, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r4","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
+	_, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r4","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.Conflict, err.Code)
 	assert.Equal(t, errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("ZERO\none\ntwo\nTHREE\n")),
@@ -215,7 +215,7 @@ func TestWriteFileNextEdit(t *testing.T) {
 
 	e := b.Inspect([]string{"a.txt"})[0]
 	require.Nil(t, e.Err)
-	w, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"` + *e.Descriptor.ID + `","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
+	w, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"` + *e.Descriptor.ID + `","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
 	require.Nil(t, err)
 	assert.Equal(t, *e.Descriptor.ID, *w.Base, "the inspected result is the base")
 	assert.Equal(t, "0\none\ntwo\nTHREE\n", readTree(t, dir)["a.txt"])
@@ -230,13 +230,13 @@ func TestWriteFileKeepsFile(t *testing.T) {
 	require.NoError(t, os.Chmod(p, 0o600))
 	before, err := os.Stat(p)
 	require.NoError(t, err)
-	_, werr := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[]}`)})
+	_, werr := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)})
 	require.Nil(t, werr)
 	after, err := os.Stat(p)
 	require.NoError(t, err)
 	assert.True(t, os.SameFile(before, after), "not replaced")
 
-	_, werr = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"lines":[1,1],"text":""}]}`)})
+	_, werr = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[1,1],"text":""}]}`)})
 	require.Nil(t, werr)
 	after, err = os.Stat(p)
 	require.NoError(t, err)
@@ -247,7 +247,7 @@ func TestWriteFileKeepsFile(t *testing.T) {
 func TestWriteFileErrors(t *testing.T) {
 	t.Parallel()
 	ia, ur := errcode.InvalidArgument, errcode.UnresolvedEdit
-	splice := func(s string) WriteRequest { return WriteRequest{Splice: json.RawMessage(s)} }
+	splice := func(s string) WriteRequest { return WriteRequest{Splice: jsonSub(s)} }
 	tests := []struct {
 		name    string
 		req     WriteRequest
@@ -261,17 +261,17 @@ func TestWriteFileErrors(t *testing.T) {
 		// The arguments.
 		{name: "none of text, compose, splice", req: WriteRequest{Path: str("a.txt")}, code: ia,
 			msg: "give exactly one of text (the whole new text), compose (parts) or splice (line edits of a result); 0 given"},
-		{name: "two of them", req: WriteRequest{Path: str("a.txt"), Text: str("x"), Compose: json.RawMessage(`[]`)}, code: ia, msg: "; 2 given"},
-		{name: "compose not an array", req: WriteRequest{Path: str("a.txt"), Compose: json.RawMessage(`{"$compose":[]}`)}, code: ia,
+		{name: "two of them", req: WriteRequest{Path: str("a.txt"), Text: str("x"), Compose: jsonSub(`[]`)}, code: ia, msg: "; 2 given"},
+		{name: "compose not an array", req: WriteRequest{Path: str("a.txt"), Compose: jsonSub(`{"$compose":[]}`)}, code: ia,
 			msg: "compose must be an array of parts"},
 		{name: "splice not an object", req: splice(`[]`), code: ia, msg: "splice must be an object"},
 		{name: "text without path", req: WriteRequest{Text: str("x")}, code: ia, msg: "path is required with text or compose"},
-		{name: "compose without path", req: WriteRequest{Compose: json.RawMessage(`[]`)}, code: ia, msg: "path is required"},
+		{name: "compose without path", req: WriteRequest{Compose: jsonSub(`[]`)}, code: ia, msg: "path is required"},
 
 		// The resolution: unresolved_edit at the argument's pointers, refusing the step.
-		{name: "a compose part", req: WriteRequest{Path: str("a.txt"), Compose: json.RawMessage(`["x",{"result":"r9"}]`)}, code: ur,
+		{name: "a compose part", req: WriteRequest{Path: str("a.txt"), Compose: jsonSub(`["x",{"result":"r9"}]`)}, code: ur,
 			at: "/compose/1", cause: errcode.UnknownResult, refused: true},
-		{name: "a literal part not UTF-8", req: WriteRequest{Path: str("a.txt"), Compose: json.RawMessage("[\"\xff\"]")}, code: ur,
+		{name: "a literal part not UTF-8", req: WriteRequest{Path: str("a.txt"), Compose: jsonSub("[\"\xff\"]")}, code: ur,
 			at: "/compose/0", cause: errcode.NotUTF8, refused: true},
 		{name: "an unknown splice member", req: splice(`{"result":"r1","edits":[],"x":1}`), code: ur, at: "/splice", cause: ia, refused: true},
 		{name: "a splice without edits", req: splice(`{"result":"r1"}`), code: ur, at: "/splice", cause: ia, refused: true},
@@ -281,7 +281,7 @@ func TestWriteFileErrors(t *testing.T) {
 			at: "/splice/edits/0", cause: ia, msg: `text does not end with "\n": it would join line 2`, refused: true},
 		{name: "a compose text's part", req: splice(`{"result":"r1","edits":[{"lines":[1,1],"text":{"$compose":["a\n",{"result":"r1","lines":[9,9]}]}}]}`),
 			code: ur, at: "/splice/edits/0/text/$compose/1", cause: errcode.InvalidRange, refused: true},
-		{name: "the resolution before the path", req: WriteRequest{Path: str("../out"), Compose: json.RawMessage(`[{"result":"r9"}]`)},
+		{name: "the resolution before the path", req: WriteRequest{Path: str("../out"), Compose: jsonSub(`[{"result":"r9"}]`)},
 			code: ur, at: "/compose/0", cause: errcode.UnknownResult, refused: true},
 
 		// The path.
@@ -355,10 +355,10 @@ func TestWriteFileBudget(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxExpandBytes = 20
 	b, dir := writeBriefing(t, cfg, Legacy, limits.ClientSteps)
-	w, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[]}`), Path: str("b.txt")})
+	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`), Path: str("b.txt")})
 	require.Nil(t, err)
 	assert.Equal(t, int64(14), w.Budget.ExpandBytesUsed)
-	_, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[]}`), Path: str("c.txt")})
+	_, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`), Path: str("c.txt")})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
 	assert.Equal(t, errcode.Details{Size: new(int64(14)), Limit: new(int64(20))}, err.Details)
@@ -382,15 +382,15 @@ func TestWriteFileStore(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxResults = 2
 	b, dir := writeBriefing(t, cfg, Bounded, limits.ClientSteps)
-	_, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"before":1,"text":"0\n"}]}`)})
+	_, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"before":1,"text":"0\n"}]}`)})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StoreFull, err.Code)
 	assert.Equal(t, "one\ntwo\nthree\n", readTree(t, dir)["a.txt"])
-	_, err = b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[]}`)})
+	_, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)})
 	require.Nil(t, err, "an identical text is reused, so it fits")
 
 	b, dir = writeBriefing(t, cfg, Legacy, limits.ClientSteps)
-	w, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r1","edits":[{"before":1,"text":"0\n"}]}`)})
+	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"before":1,"text":"0\n"}]}`)})
 	require.Nil(t, err)
 	assert.Nil(t, w.Result.ID)
 	assert.Equal(t, "store_full", w.Result.Reason)
@@ -404,7 +404,7 @@ func TestWriteFileModelSteps(t *testing.T) {
 	t.Parallel()
 	for _, steps := range []limits.Steps{limits.ClientSteps, limits.ModelSteps} {
 		b, _ := writeBriefing(t, limits.Defaults(), Legacy, steps)
-		_, err := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"r9","edits":[]}`)})
+		_, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r9","edits":[]}`)})
 		require.NotNil(t, err)
 		said := strings.Contains(err.Msg, "the step is now refused: call begin_step to start a new step, then send the corrected edit")
 		assert.Equal(t, steps == limits.ModelSteps, said, "%s: %s", steps, err.Msg)
@@ -471,7 +471,7 @@ func TestWriteFileRandomSplices(t *testing.T) {
 			if pos <= n {
 				want.WriteString(strings.Join(lines[pos-1:], ""))
 			}
-			w, werr := b.WriteFile(WriteRequest{Splice: json.RawMessage(`{"result":"` + id + `","edits":[` + strings.Join(edits, ",") + `]}`)})
+			w, werr := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"` + id + `","edits":[` + strings.Join(edits, ",") + `]}`)})
 			require.Nil(t, werr, "round %d step %d: %v", round, step, edits)
 			disk := readTree(t, dir)["f.txt"]
 			require.Equal(t, want.String(), disk, "round %d step %d: %v", round, step, edits)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 )
 
@@ -72,7 +73,7 @@ func marshal(v any) []byte {
 
 // lookup runs a lookup tool (SPEC section 4's order): the budget's first
 // checks, then the arguments, then run. Every answer carries the budget.
-func lookup[A any](b *briefing.Briefing, raw json.RawMessage, run func(A) (text string, structured any, err *errcode.Error)) *mcp.CallToolResult {
+func lookup[A any](b *briefing.Briefing, raw jsontape.Sub, run func(A) (text string, structured any, err *errcode.Error)) *mcp.CallToolResult {
 	fail := func(err *errcode.Error) *mcp.CallToolResult {
 		snap := b.Budget()
 		return failure(err, &snap)

@@ -1,19 +1,16 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/engine/jsontape"
 )
 
-// decodeArgs binds a tool call's raw arguments to dst, a pointer to a struct
+// decodeArgs binds a tool call's arguments to dst, a pointer to a struct
 // whose fields carry `arg:"name"` tags (SPEC section 5): an unknown or
 // repeated name, a value of the wrong type, or a missing required argument
 // is invalid_argument; an optional argument (a pointer field) given as null
@@ -22,41 +19,31 @@ import (
 // checks answer them. Strings must be valid UTF-8, raw bytes and escapes
 // alike; a field tagged `arg:"name,not_utf8"` answers not_utf8 with the
 // offset in the decoded text instead, and one tagged `arg:"name,lenient"`
-// takes the text as it is, for the caller to judge. A json.RawMessage field
-// takes any value's exact bytes, unchecked: a slice of raw, not a copy.
+// takes the text as it is, for the caller to judge. A jsontape.Sub field
+// takes any value as it is, unchecked, to be read further from the same
+// index (an edit's nodes).
 //
-// The arguments are read with the strict JSON index of package selectors,
-// in its mode that reports raw invalid UTF-8 instead of refusing it.
-func decodeArgs(raw []byte, dst any) *errcode.Error {
+// The arguments are a value of the index that the transport's one reading
+// of the message built (in its mode that reports raw invalid UTF-8 instead
+// of refusing it): they are walked, never scanned again, but when the
+// message nests deeper than SPEC section 4.3's 1,000 levels, where the
+// arguments alone are held to that limit (jsontape.Sub.Check). No
+// arguments, or null, are an empty object.
+func decodeArgs(args jsontape.Sub, dst any) *errcode.Error {
 	v := reflect.ValueOf(dst).Elem()
 	plan := planOf(v.Type())
-	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
-		raw = []byte("{}") // no arguments at all: every required one is missing
+	if !args.Present() || args.Kind() == jsontape.Null {
+		return plan.missing(0) // no arguments at all: every required one is missing
 	}
-	if len(raw) >= shallowArgs && plan.raw {
-		if done, err := decodeShallow(raw, v, plan); done {
-			return err
-		}
-	}
-	return decodeIndexed(raw, v, plan)
-}
-
-// shallowArgs is the size from which arguments with a json.RawMessage
-// field are read by decodeShallow.
-const shallowArgs = 1 << 20
-
-// decodeIndexed is decodeArgs with the whole arguments indexed.
-func decodeIndexed(raw []byte, v reflect.Value, plan *argPlan) *errcode.Error {
-	ix, err := jsontape.Build(raw, jsontape.Options{AllowInvalidUTF8: true})
-	if err != nil {
+	if err := args.Check(); err != nil {
 		return errcode.New(errcode.InvalidArgument, "arguments are not valid JSON: %s", err.Msg)
 	}
-	if ix.Kind(ix.Root()) != jsontape.Object {
+	if args.Kind() != jsontape.Object {
 		return errcode.New(errcode.InvalidArgument, "arguments must be a JSON object")
 	}
-	d := argDecoder{ix: ix, data: raw}
+	d := argDecoder{ix: args.Index}
 	var seen uint64 // by field
-	for m, val := range ix.Members(ix.Root()) {
+	for m, val := range d.ix.Members(args.Node) {
 		if m.InvalidUTF8 {
 			return errcode.New(errcode.InvalidArgument, "an argument name is not valid UTF-8")
 		}
@@ -85,72 +72,6 @@ func (p *argPlan) missing(seen uint64) *errcode.Error {
 	return nil
 }
 
-// decodeShallow reads arguments whose json.RawMessage field may hold
-// megabytes (an expand_edit's) without indexing that field's value: an
-// index costs 12 bytes a value, six times a dense array's own size, and
-// the tool indexes the value itself. Each member is read from the top
-// level (JSON that json.Valid accepts, which the transport has checked),
-// and every other field's value is indexed alone, as decodeIndexed would
-// read it. done is false, and decodeIndexed must answer, when the
-// arguments are not valid JSON or nest past 1,000 levels: its errors are
-// the ones to give.
-func decodeShallow(raw []byte, v reflect.Value, plan *argPlan) (done bool, err *errcode.Error) {
-	if !json.Valid(raw) || jsontape.DeeperThan(raw, jsontape.MaxDepth) {
-		return false, nil
-	}
-	start := jsontape.SkipSpace(raw, 0)
-	if raw[start] != '{' {
-		return false, nil
-	}
-	var seen uint64
-	for nameSpan, val := range jsontape.MemberSpans(raw, start) {
-		lex := raw[nameSpan.Start:nameSpan.End]
-		if !utf8.Valid(lex) {
-			return true, errcode.New(errcode.InvalidArgument, "an argument name is not valid UTF-8")
-		}
-		name := string(lex[1 : len(lex)-1])
-		if bytes.IndexByte(lex, '\\') >= 0 {
-			nix, err := jsontape.Build(lex, jsontape.Options{AllowInvalidUTF8: true})
-			if err != nil {
-				return false, nil
-			}
-			name, _ = nix.StringText(nix.Root())
-		}
-		i, ok := plan.byName[name]
-		if !ok {
-			return true, errcode.New(errcode.InvalidArgument, "unknown argument %q; the arguments are %s", name, plan.names)
-		}
-		if seen&(1<<i) != 0 {
-			return true, errcode.New(errcode.InvalidArgument, "argument %q is given twice", name)
-		}
-		seen |= 1 << i
-		value := raw[val.Start:val.End:val.End]
-		f := v.Field(i)
-		if base := f.Type(); base == rawType || base.Kind() == reflect.Pointer && base.Elem() == rawType {
-			if string(value) == "null" {
-				if f.Kind() == reflect.Pointer {
-					continue
-				}
-				return true, errcode.New(errcode.InvalidArgument, "argument %q is required and cannot be null", name)
-			}
-			if f.Kind() == reflect.Pointer {
-				f.Set(reflect.New(f.Type().Elem()))
-				f = f.Elem()
-			}
-			f.SetBytes(value)
-			continue
-		}
-		ix, ierr := jsontape.Build(value, jsontape.Options{AllowInvalidUTF8: true})
-		if ierr != nil {
-			return false, nil
-		}
-		if err := (argDecoder{ix: ix, data: value}).field(f, plan.fields[i], ix.Root()); err != nil {
-			return true, err
-		}
-	}
-	return true, plan.missing(seen)
-}
-
 // argField is one field of an arguments struct: its tag's name and option,
 // and whether it is required (not a pointer).
 type argField struct {
@@ -163,7 +84,6 @@ type argPlan struct {
 	fields []argField     // by field index
 	byName map[string]int // field index by argument name
 	names  string         // the names, for messages
-	raw    bool           // a field takes a json.RawMessage
 }
 
 var plans sync.Map // reflect.Type -> *argPlan
@@ -183,7 +103,6 @@ func planOf(t reflect.Type) *argPlan {
 		p.fields[i] = argField{name: name, opt: opt, required: sf.Type.Kind() != reflect.Pointer}
 		p.byName[name] = i
 		list[i] = name
-		p.raw = p.raw || sf.Type == rawType || sf.Type.Kind() == reflect.Pointer && sf.Type.Elem() == rawType
 	}
 	if len(list) > 0 {
 		p.names = strings.Join(list, ", ")
@@ -192,12 +111,14 @@ func planOf(t reflect.Type) *argPlan {
 	return p
 }
 
-var rawType = reflect.TypeFor[json.RawMessage]()
+var subType = reflect.TypeFor[jsontape.Sub]()
 
 type argDecoder struct {
-	ix   *jsontape.Index
-	data []byte
+	ix *jsontape.Index
 }
+
+// lexeme is value n's bytes.
+func (d argDecoder) lexeme(n jsontape.Node) []byte { return d.ix.SubOf(n).Bytes() }
 
 // field reads value n of one argument into f.
 func (d argDecoder) field(f reflect.Value, af argField, n jsontape.Node) *errcode.Error {
@@ -213,12 +134,11 @@ func (d argDecoder) field(f reflect.Value, af argField, n jsontape.Node) *errcod
 		f.Set(reflect.New(f.Type().Elem()))
 		f = f.Elem()
 	}
-	if f.Type() == rawType {
-		// The value's bytes in raw, not a copy (an expand_edit's
-		// arguments may be megabytes): both transports read each message
-		// into its own buffer and never reuse it.
-		start, end := d.ix.Span(n)
-		f.SetBytes(d.data[start:end:end])
+	if f.Type() == subType {
+		// The value where it is (an expand_edit's arguments may be
+		// megabytes): both transports read each message into its own
+		// buffer and never reuse it.
+		f.Set(reflect.ValueOf(d.ix.SubOf(n)))
 		return nil
 	}
 	switch f.Kind() {
@@ -232,8 +152,7 @@ func (d argDecoder) field(f reflect.Value, af argField, n jsontape.Node) *errcod
 		if kind != jsontape.Number {
 			return d.wrongType(name, "an integer", n)
 		}
-		start, end := d.ix.Span(n)
-		lex := string(d.data[start:end])
+		lex := string(d.lexeme(n))
 		i, ok := jsontape.Integer(lex)
 		if !ok {
 			return errcode.New(errcode.InvalidArgument, "argument %q must be an integer, not %s", name, lex)
@@ -243,8 +162,7 @@ func (d argDecoder) field(f reflect.Value, af argField, n jsontape.Node) *errcod
 		if kind != jsontape.Boolean {
 			return d.wrongType(name, "a boolean", n)
 		}
-		start, _ := d.ix.Span(n)
-		f.SetBool(d.data[start] == 't')
+		f.SetBool(d.lexeme(n)[0] == 't')
 	case reflect.Slice: // []string
 		if kind != jsontape.Array {
 			return d.wrongType(name, "an array of strings", n)
@@ -273,8 +191,7 @@ func (d argDecoder) wrongType(name, want string, n jsontape.Node) *errcode.Error
 	case jsontape.Array, jsontape.Object:
 		got = "an " + string(k)
 	case jsontape.Boolean:
-		start, end := d.ix.Span(n)
-		got = string(d.data[start:end])
+		got = string(d.lexeme(n))
 	default: // null is never a wrong type: it is omitted or required
 		got = "a " + string(k)
 	}

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -10,125 +8,159 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 )
 
 type testArgs struct {
-	Name  string           `arg:"name"`
-	Text  *string          `arg:"text,not_utf8"`
-	N     *int64           `arg:"n"`
-	Flag  *bool            `arg:"flag"`
-	Paths []string         `arg:"paths"`
-	Raw   *json.RawMessage `arg:"raw"`
+	Name  string        `arg:"name"`
+	Text  *string       `arg:"text,not_utf8"`
+	N     *int64        `arg:"n"`
+	Flag  *bool         `arg:"flag"`
+	Paths []string      `arg:"paths"`
+	Raw   *jsontape.Sub `arg:"raw"`
+}
+
+// indexArgs indexes raw as the transport indexes a message that holds it
+// (raw invalid UTF-8 allowed, 10,000 levels) and returns it as a call's
+// arguments: the zero Sub for no bytes at all.
+func indexArgs(t testing.TB, raw string) jsontape.Sub {
+	t.Helper()
+	if raw == "" {
+		return jsontape.Sub{}
+	}
+	ix, err := jsontape.Build([]byte(raw), jsontape.Options{AllowInvalidUTF8: true, MaxDepth: 10_000})
+	require.Nil(t, err)
+	return ix.SubOf(ix.Root())
+}
+
+// rawOf is a Sub field's bytes, for comparing.
+func rawOf(s *jsontape.Sub) *string {
+	if s == nil {
+		return nil
+	}
+	b := string(s.Bytes())
+	return &b
 }
 
 func TestDecodeArgs(t *testing.T) {
 	t.Parallel()
 	str := func(s string) *string { return &s }
 	num := func(n int64) *int64 { return &n }
-	raw := func(s string) *json.RawMessage { r := json.RawMessage(s); return &r }
+	raw := func(s string) *string { return &s }
 	yes := true
 	tests := []struct {
-		name string
-		raw  string
-		want testArgs
-		code errcode.Code
+		name    string
+		raw     string
+		want    testArgs
+		code    errcode.Code
+		wantRaw *string // the raw field's bytes
 	}{
 		{"all", `{"name":"a","text":"b","n":3,"flag":true,"paths":["x","y"],"raw":{"k":[1,2]}}`,
-			testArgs{Name: "a", Text: str("b"), N: num(3), Flag: &yes, Paths: []string{"x", "y"}, Raw: raw(`{"k":[1,2]}`)}, ""},
+			testArgs{Name: "a", Text: str("b"), N: num(3), Flag: &yes, Paths: []string{"x", "y"}}, "", raw(`{"k":[1,2]}`)},
 		{"nulls are omitted", `{"name":"a","text":null,"n":null,"flag":null,"paths":[]}`,
-			testArgs{Name: "a", Paths: []string{}}, ""},
-		{"escapes decode", `{"name":"a\u00e9\ud83d\ude00\n\"","paths":[]}`, testArgs{Name: "aé😀\n\"", Paths: []string{}}, ""},
-		{"integral float", `{"name":"a","n":3.0,"paths":[]}`, testArgs{Name: "a", N: num(3), Paths: []string{}}, ""},
-		{"exponent", `{"name":"a","n":12e2,"paths":[]}`, testArgs{Name: "a", N: num(1200), Paths: []string{}}, ""},
-		{"fraction times exponent", `{"name":"a","n":1.5e1,"paths":[]}`, testArgs{Name: "a", N: num(15), Paths: []string{}}, ""},
-		{"huge saturates", `{"name":"a","n":1e400,"paths":[]}`, testArgs{Name: "a", N: num(1<<63 - 1), Paths: []string{}}, ""},
-		{"huge negative saturates", `{"name":"a","n":-99999999999999999999,"paths":[]}`, testArgs{Name: "a", N: num(-1 << 63), Paths: []string{}}, ""},
-		{"negative zero", `{"name":"a","n":-0.0,"paths":[]}`, testArgs{Name: "a", N: num(0), Paths: []string{}}, ""},
-		{"fraction", `{"name":"a","n":1.5,"paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"tiny exponent", `{"name":"a","n":1e-400,"paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"string for integer", `{"name":"a","n":"3","paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"integer for string", `{"name":3,"paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"string for bool", `{"name":"a","flag":"true","paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"unknown name", `{"name":"a","paths":[],"extra":1}`, testArgs{}, errcode.InvalidArgument},
-		{"repeated name", `{"name":"a","name":"b","paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"missing required", `{"paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"required null", `{"name":null,"paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"no arguments at all", ``, testArgs{}, errcode.InvalidArgument},
-		{"not an object", `[1]`, testArgs{}, errcode.InvalidArgument},
-		{"array item not a string", `{"name":"a","paths":["x",1]}`, testArgs{}, errcode.InvalidArgument},
-		{"lone surrogate in a string", `{"name":"\ud800","paths":[]}`, testArgs{}, errcode.InvalidArgument},
-		{"raw invalid byte in a string", "{\"name\":\"a\xffb\",\"paths\":[]}", testArgs{}, errcode.InvalidArgument},
-		{"raw invalid byte in an array item", "{\"name\":\"a\",\"paths\":[\"\xc0\"]}", testArgs{}, errcode.InvalidArgument},
-		{"not_utf8 field: raw byte", "{\"name\":\"a\",\"text\":\"ab\xff\",\"paths\":[]}", testArgs{}, errcode.NotUTF8},
+			testArgs{Name: "a", Paths: []string{}}, "", nil},
+		{"escapes decode", `{"name":"a\u00e9\ud83d\ude00\n\"","paths":[]}`, testArgs{Name: "aé😀\n\"", Paths: []string{}}, "", nil},
+		{"integral float", `{"name":"a","n":3.0,"paths":[]}`, testArgs{Name: "a", N: num(3), Paths: []string{}}, "", nil},
+		{"exponent", `{"name":"a","n":12e2,"paths":[]}`, testArgs{Name: "a", N: num(1200), Paths: []string{}}, "", nil},
+		{"fraction times exponent", `{"name":"a","n":1.5e1,"paths":[]}`, testArgs{Name: "a", N: num(15), Paths: []string{}}, "", nil},
+		{"huge saturates", `{"name":"a","n":1e400,"paths":[]}`, testArgs{Name: "a", N: num(1<<63 - 1), Paths: []string{}}, "", nil},
+		{"huge negative saturates", `{"name":"a","n":-99999999999999999999,"paths":[]}`, testArgs{Name: "a", N: num(-1 << 63), Paths: []string{}}, "", nil},
+		{"negative zero", `{"name":"a","n":-0.0,"paths":[]}`, testArgs{Name: "a", N: num(0), Paths: []string{}}, "", nil},
+		{"fraction", `{"name":"a","n":1.5,"paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"tiny exponent", `{"name":"a","n":1e-400,"paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"string for integer", `{"name":"a","n":"3","paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"integer for string", `{"name":3,"paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"string for bool", `{"name":"a","flag":"true","paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"unknown name", `{"name":"a","paths":[],"extra":1}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"repeated name", `{"name":"a","name":"b","paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"missing required", `{"paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"required null", `{"name":null,"paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"no arguments at all", ``, testArgs{}, errcode.InvalidArgument, nil},
+		{"not an object", `[1]`, testArgs{}, errcode.InvalidArgument, nil},
+		{"array item not a string", `{"name":"a","paths":["x",1]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"lone surrogate in a string", `{"name":"\ud800","paths":[]}`, testArgs{}, errcode.InvalidArgument, nil},
+		{"raw invalid byte in a string", "{\"name\":\"a\xffb\",\"paths\":[]}", testArgs{}, errcode.InvalidArgument, nil},
+		{"raw invalid byte in an array item", "{\"name\":\"a\",\"paths\":[\"\xc0\"]}", testArgs{}, errcode.InvalidArgument, nil},
+		{"not_utf8 field: raw byte", "{\"name\":\"a\",\"text\":\"ab\xff\",\"paths\":[]}", testArgs{}, errcode.NotUTF8, nil},
 		{"raw value keeps invalid bytes", "{\"name\":\"a\",\"paths\":[],\"raw\":\"\xff\"}",
-			testArgs{Name: "a", Paths: []string{}, Raw: raw("\"\xff\"")}, ""},
+			testArgs{Name: "a", Paths: []string{}}, "", raw("\"\xff\"")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got testArgs
-			err := decodeArgs([]byte(tt.raw), &got)
+			err := decodeArgs(indexArgs(t, tt.raw), &got)
 			if tt.code != "" {
 				require.NotNil(t, err)
 				assert.Equal(t, tt.code, err.Code, err.Msg)
-			} else {
-				require.Nil(t, err)
-				assert.Equal(t, tt.want, got)
+				return
 			}
-			sameShallow(t, []byte(tt.raw))
+			require.Nil(t, err)
+			assert.Equal(t, tt.wantRaw, rawOf(got.Raw))
+			got.Raw = nil
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
 
-// sameShallow requires decodeShallow, where it answers, to answer raw as
-// decodeIndexed does: the same error (code and message) or the same
-// arguments.
-func sameShallow(t *testing.T, raw []byte) {
-	t.Helper()
-	var shallow, indexed testArgs
-	plan := planOf(reflect.TypeFor[testArgs]())
-	done, serr := decodeShallow(raw, reflect.ValueOf(&shallow).Elem(), plan)
-	if !done {
-		return
-	}
-	ierr := decodeIndexed(raw, reflect.ValueOf(&indexed).Elem(), plan)
-	if ierr != nil {
-		require.NotNil(t, serr, "indexed: %s", ierr.Msg)
-		assert.Equal(t, ierr.Code, serr.Code)
-		assert.Equal(t, ierr.Msg, serr.Msg)
-		return
-	}
-	require.Nil(t, serr, "indexed read it")
-	assert.Equal(t, indexed, shallow)
-}
-
-// TestDecodeArgsLargeRaw: arguments past shallowArgs with a
-// json.RawMessage field keep the field's exact bytes, and a value nested
-// past 1,000 levels is still refused.
-func TestDecodeArgsLargeRaw(t *testing.T) {
+// TestDecodeArgsInMessage: arguments read where the message holds them
+// (a value of its index, at any offset) decode as the same bytes alone
+// do; a Sub field is the value itself, not a copy; and the 1,000 levels
+// hold for the arguments alone, with the offset in their bytes, whatever
+// the rest of the message nests.
+func TestDecodeArgsInMessage(t *testing.T) {
 	t.Parallel()
-	big := "[" + strings.Repeat("0,", shallowArgs/2) + "0]"
-	var got testArgs
-	require.Nil(t, decodeArgs([]byte(`{"name":"a","paths":[],"raw":`+big+`}`), &got))
-	require.NotNil(t, got.Raw)
-	assert.Equal(t, big, string(*got.Raw))
 	deep := strings.Repeat("[", 1001) + strings.Repeat("]", 1001)
-	err := decodeArgs([]byte(`{"name":"`+strings.Repeat(" ", shallowArgs)+`","paths":[],"raw":`+deep+`}`), &got)
-	require.NotNil(t, err)
-	assert.Equal(t, errcode.InvalidArgument, err.Code)
-	assert.Contains(t, err.Msg, "arguments are not valid JSON")
+	big := "[" + strings.Repeat("0,", 1<<19) + "0]"
+	for _, tt := range []struct {
+		name, args, beside string
+		err                string // "" for none
+	}{
+		{"shallow", `{"name":"a","paths":["x"],"raw":{"k":[1,2]}}`, `1`, ""},
+		{"a large raw value", `{"name":"a","paths":[],"raw":` + big + `}`, `1`, ""},
+		{"deep beside the arguments", `{"name":"a","paths":[],"raw":[[1]]}`, deep, ""},
+		{"deep in the arguments", `{"name":"a","paths":[],"raw":` + deep + `}`, `1`,
+			"arguments are not valid JSON: nesting deeper than 1000 arrays and objects at offset 1028"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msg := `{"jsonrpc":"2.0","id":1,"params":{"_meta":` + tt.beside + `,"arguments":` + tt.args + `}}`
+			ix, err := jsontape.Build([]byte(msg), jsontape.Options{AllowInvalidUTF8: true, MaxDepth: 10_000})
+			require.Nil(t, err)
+			params, _ := ix.Member(ix.Root(), "params")
+			args, _ := ix.Member(params, "arguments")
+			var got testArgs
+			derr := decodeArgs(ix.SubOf(args), &got)
+			if tt.err != "" {
+				require.NotNil(t, derr)
+				assert.Equal(t, errcode.InvalidArgument, derr.Code)
+				assert.Equal(t, tt.err, derr.Msg)
+				return
+			}
+			require.Nil(t, derr)
+			var alone testArgs
+			require.Nil(t, decodeArgs(indexArgs(t, tt.args), &alone))
+			assert.Equal(t, rawOf(alone.Raw), rawOf(got.Raw))
+			raw := got.Raw.Bytes()
+			start, _ := ix.Span(got.Raw.Node)
+			assert.Equal(t, strings.Index(msg, `"raw":`)+len(`"raw":`), start, "the value where the message holds it")
+			assert.Equal(t, len(raw), cap(raw))
+			got.Raw, alone.Raw = nil, nil
+			assert.Equal(t, alone, got)
+		})
+	}
 }
 
 func TestDecodeArgsNotUTF8Offset(t *testing.T) {
 	t.Parallel()
 	// A lone surrogate escape counts as its 3-byte form in the decoded text.
 	var got testArgs
-	err := decodeArgs([]byte(`{"name":"a","paths":[],"text":"é\n\udc00"}`), &got)
+	err := decodeArgs(indexArgs(t, `{"name":"a","paths":[],"text":"é\n\udc00"}`), &got)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.NotUTF8, err.Code)
 	assert.Equal(t, errcode.Details{Offset: new(int64(3))}, err.Details)
 
-	err = decodeArgs([]byte("{\"name\":\"a\",\"paths\":[],\"text\":\"\\u00e9x\xfe\"}"), &got)
+	err = decodeArgs(indexArgs(t, "{\"name\":\"a\",\"paths\":[],\"text\":\"\\u00e9x\xfe\"}"), &got)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.Details{Offset: new(int64(3))}, err.Details)
 }
@@ -136,7 +168,7 @@ func TestDecodeArgsNotUTF8Offset(t *testing.T) {
 func TestDecodeArgsMessages(t *testing.T) {
 	t.Parallel()
 	var got getLinesArgs
-	err := decodeArgs([]byte(`{"result":"r1","first":1,"lst":2}`), &got)
+	err := decodeArgs(indexArgs(t, `{"result":"r1","first":1,"lst":2}`), &got)
 	require.NotNil(t, err)
 	assert.Equal(t, `unknown argument "lst"; the arguments are result, sha256, path, first, last, numbered`, err.Msg)
 }
@@ -160,7 +192,7 @@ func TestDecodeArgsWrongTypeMessages(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got testArgs
-			err := decodeArgs([]byte(tt.raw), &got)
+			err := decodeArgs(indexArgs(t, tt.raw), &got)
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.InvalidArgument, err.Code)
 			assert.Equal(t, tt.want, err.Msg)
@@ -173,12 +205,16 @@ func FuzzDecodeArgs(f *testing.F) {
 	f.Add([]byte(`{"name":"\ud800"}`))
 	f.Add([]byte("{\"name\":\"\xff\"}"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		// What the transport reads: valid JSON (else the message is not).
+		ix, ierr := jsontape.Build(raw, jsontape.Options{AllowInvalidUTF8: true, MaxDepth: 10_000})
+		if ierr != nil {
+			return
+		}
 		var got testArgs
-		if err := decodeArgs(raw, &got); err != nil {
+		if err := decodeArgs(ix.SubOf(ix.Root()), &got); err != nil {
 			if err.Code != errcode.InvalidArgument && err.Code != errcode.NotUTF8 {
 				t.Fatalf("unexpected code %s", err.Code)
 			}
 		}
-		sameShallow(t, raw)
 	})
 }

@@ -1,14 +1,14 @@
 package server
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type beginStepArgs struct{}
@@ -64,8 +64,8 @@ func beginStepDescription(cfg ToolConfig) string {
 		". Returns the step number and the limits."
 }
 
-func beginStepTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func beginStepTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name:            "begin_step",
 			Description:     beginStepDescription(cfg),
@@ -73,7 +73,7 @@ func beginStepTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("Begin a step", false),
 			RawOutputSchema: outputSchema(beginStepOutput(cfg.Config)),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			if err := decodeArgs(raw, &beginStepArgs{}); err != nil {
 				return failure(err, nil)
 			}

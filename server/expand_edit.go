@@ -6,15 +6,16 @@ import (
 	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type expandEditArgs struct {
-	Arguments json.RawMessage `arg:"arguments"`
+	Arguments jsontape.Sub `arg:"arguments"`
 }
 
 // expandEditDescription states the rules a model needs to write nodes: what
@@ -37,8 +38,8 @@ func expandEditDescription(cfg ToolConfig) string {
 	return s
 }
 
-func expandEditTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func expandEditTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name:        "expand_edit",
 			Description: expandEditDescription(cfg),
@@ -51,7 +52,7 @@ func expandEditTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("Expand an edit", false),
 			RawOutputSchema: outputSchema(expandEditOutput),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			fail := func(err *errcode.Error) *mcp.CallToolResult {
 				snap := b.Budget()
 				return failure(err, &snap)

@@ -1,15 +1,15 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type findArgs struct {
@@ -23,8 +23,8 @@ type findArgs struct {
 	MaxMatches *int64    `arg:"max_matches"`
 }
 
-func findTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func findTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name: "find",
 			Description: cfg.describe(
@@ -52,7 +52,7 @@ func findTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("Find lines", false),
 			RawOutputSchema: outputSchema(findOutput),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			return lookup(b, raw, func(a findArgs) (string, any, *errcode.Error) {
 				var ref briefing.Ref
 				switch {

@@ -1,13 +1,12 @@
 package server
 
 import (
-	"encoding/json"
-
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type getJSONArgs struct {
@@ -18,8 +17,8 @@ type getJSONArgs struct {
 	As      *string `arg:"as"`
 }
 
-func getJSONTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func getJSONTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name: "get_json",
 			Description: cfg.describe(
@@ -37,7 +36,7 @@ func getJSONTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("Get a JSON value", false),
 			RawOutputSchema: outputSchema(getJSONOutput),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getJSONArgs) (string, any, *errcode.Error) {
 				ref, err := briefing.CheckRef(a.Result, a.SHA256, a.Path)
 				if err != nil {

@@ -1,13 +1,12 @@
 package server
 
 import (
-	"encoding/json"
-
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type getLinesArgs struct {
@@ -19,8 +18,8 @@ type getLinesArgs struct {
 	Numbered *bool   `arg:"numbered"`
 }
 
-func getLinesTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func getLinesTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name: "get_lines",
 			Description: cfg.describe(
@@ -40,7 +39,7 @@ func getLinesTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("Get lines", false),
 			RawOutputSchema: outputSchema(getLinesOutput),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getLinesArgs) (string, any, *errcode.Error) {
 				ref, err := briefing.CheckRef(a.Result, a.SHA256, a.Path)
 				if err != nil {

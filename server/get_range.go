@@ -1,14 +1,14 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type getRangeArgs struct {
@@ -19,8 +19,8 @@ type getRangeArgs struct {
 	End    *int64  `arg:"end"`
 }
 
-func getRangeTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func getRangeTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name: "get_range",
 			Description: cfg.describe(
@@ -35,7 +35,7 @@ func getRangeTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("Get a byte range", false),
 			RawOutputSchema: outputSchema(getRangeOutput),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			return lookup(b, raw, func(a getRangeArgs) (string, any, *errcode.Error) {
 				ref, err := briefing.CheckRef(a.Result, a.SHA256, a.Path)
 				if err != nil {

@@ -8,10 +8,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type inspectArgs struct {
@@ -68,8 +69,8 @@ func (a inspectAnswer) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func inspectTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name: "inspect",
 			Description: cfg.describe(
@@ -87,7 +88,7 @@ func inspectTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("Inspect files", true),
 			RawOutputSchema: outputSchema(inspectOutput),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			var a inspectArgs
 			if err := decodeArgs(raw, &a); err != nil {
 				return failure(err, nil)

@@ -1,14 +1,14 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type listResultsArgs struct {
@@ -16,8 +16,8 @@ type listResultsArgs struct {
 	PageSize *int64 `arg:"page_size"`
 }
 
-func listResultsTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func listResultsTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name: "list_results",
 			Description: cfg.describe(
@@ -31,7 +31,7 @@ func listResultsTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("List results", false),
 			RawOutputSchema: outputSchema(listResultsOutput),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			return lookup(b, raw, func(a listResultsArgs) (string, any, *errcode.Error) {
 				if a.PageSize != nil {
 					if err := b.CheckPageSize(*a.PageSize); err != nil {

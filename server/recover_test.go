@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
@@ -52,25 +52,23 @@ func (unencodable) MarshalJSON() ([]byte, error) { panic("unencodable answer") }
 func withFaultyTools(t *testing.T, log *syncBuffer) *Server {
 	t.Helper()
 	root, _ := testroot.Open(t, map[string]string{"a.txt": "x\ny\n"})
-	s := New(Options{Limits: limits.Defaults(), Policy: briefing.Legacy, Root: root, Log: log})
 	noArgs := schema(nil)
-	s.mcp.AddTools(
-		mcpserver.ServerTool{
+	return newServer(Options{Limits: limits.Defaults(), Policy: briefing.Legacy, Root: root, Log: log},
+		transport.Tool{
 			Tool: mcp.Tool{Name: "panics", RawInputSchema: noArgs},
-			Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+			Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 				var a []int
-				_ = a[len(raw)] // index out of range
+				_ = a[len(raw.Bytes())] // index out of range
 				return nil
 			}),
 		},
-		mcpserver.ServerTool{
+		transport.Tool{
 			Tool: mcp.Tool{Name: "unencodable", RawInputSchema: noArgs},
-			Handler: serve(func(*briefing.Briefing, json.RawMessage) *mcp.CallToolResult {
+			Handler: serve(func(*briefing.Briefing, jsontape.Sub) *mcp.CallToolResult {
 				return success("x", unencodable{})
 			}),
 		},
 	)
-	return s
 }
 
 // faults are the calls that fail inside the server, and what the -32603
@@ -78,8 +76,8 @@ func withFaultyTools(t *testing.T, log *syncBuffer) *Server {
 var faults = []struct {
 	name, body, what string
 }{
-	{"tool panics (direct path)", mcptest.ToolCall("1", "panics", `{}`), "tools/call panics: runtime error: index out of range [2] with length 0"},
-	{"tool panics (through mcp-go)", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panics","arguments":{},"_meta":{"progressToken":1}}}`, "tools/call: runtime error: index out of range [2] with length 0"},
+	{"tool panics", mcptest.ToolCall("1", "panics", `{}`), "tools/call panics: runtime error: index out of range [2] with length 0"},
+	{"tool panics, with _meta", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panics","arguments":{},"_meta":{"progressToken":1}}}`, "tools/call panics: runtime error: index out of range [2] with length 0"},
 	{"answer cannot be encoded", mcptest.ToolCall("1", "unencodable", `{}`), "tools/call unencodable: unencodable answer"},
 }
 

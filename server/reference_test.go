@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/testkit/refdoc"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
 
@@ -26,7 +26,7 @@ const referencePath = "../" + refdoc.Path
 // referenceTools are the tools the reference documents: every tool,
 // write_file and run included (run with one command, test), with the
 // default limits its defaults come from.
-func referenceTools() []mcpserver.ServerTool {
+func referenceTools() []transport.Tool {
 	test, err := workspace.ParseCommand("test=go test ./...")
 	if err != nil {
 		panic(err)
@@ -119,7 +119,7 @@ func TestReferenceChecksFail(t *testing.T) {
 	})
 	t.Run("a tool the server does not list", func(t *testing.T) {
 		t.Parallel()
-		tools := slices.DeleteFunc(referenceTools(), func(s mcpserver.ServerTool) bool { return s.Tool.Name == "begin_step" })
+		tools := slices.DeleteFunc(referenceTools(), func(s transport.Tool) bool { return s.Tool.Name == "begin_step" })
 		got := checkReferenceTools(refdoc.Parse(page), tools)
 		assert.Equal(t, []string{`section "begin_step" under ## Tools names no tool`}, got)
 	})
@@ -168,7 +168,7 @@ type propSchema struct {
 
 // checkReferenceTools returns what doc's "Tools" gets wrong about tools,
 // one line a problem, in the tools' order.
-func checkReferenceTools(doc *refdoc.Doc, tools []mcpserver.ServerTool) []string {
+func checkReferenceTools(doc *refdoc.Doc, tools []transport.Tool) []string {
 	section := doc.Section("Tools")
 	if section == nil || section.Level != 2 {
 		return []string{"no section ## Tools"}

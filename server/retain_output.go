@@ -1,14 +1,14 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type retainOutputArgs struct {
@@ -20,8 +20,8 @@ type retainOutputArgs struct {
 	DroppedBytes *int64 `arg:"dropped_bytes"`
 }
 
-func retainOutputTool(cfg ToolConfig) mcpserver.ServerTool {
-	return mcpserver.ServerTool{
+func retainOutputTool(cfg ToolConfig) transport.Tool {
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name: "retain_output",
 			Description: fmt.Sprintf("Keep a runner's captured output (a test run's tail, say) as a result, with its exit code and "+
@@ -38,7 +38,7 @@ func retainOutputTool(cfg ToolConfig) mcpserver.ServerTool {
 			Annotations:     hints("Retain output", true),
 			RawOutputSchema: outputSchema(retainOutputOutput),
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			var a retainOutputArgs
 			if err := decodeArgs(raw, &a); err != nil {
 				return failure(err, nil)

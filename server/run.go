@@ -2,15 +2,14 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
@@ -22,7 +21,7 @@ type runArgs struct {
 // runTool is run (SPEC section 10), listed with --run: the model runs one
 // of the commands a person named, by name, and gets the output's
 // descriptor and tail; the output is retained for find and the lookups.
-func runTool(cfg ToolConfig) mcpserver.ServerTool {
+func runTool(cfg ToolConfig) transport.Tool {
 	names := make([]string, len(cfg.Commands))
 	var list strings.Builder
 	for i, c := range cfg.Commands {
@@ -35,7 +34,7 @@ func runTool(cfg ToolConfig) mcpserver.ServerTool {
 		"get_lines read the rest. A command that runs past %s is stopped. You cannot change a command or add arguments.",
 		cfg.PreviewBytes, cfg.RunTimeout)
 	commands := "\nThe commands:" + list.String()
-	return mcpserver.ServerTool{
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name:        "run",
 			Description: cfg.describe(description+" Not a lookup: it spends no budget."+commands, description+commands),
@@ -51,21 +50,13 @@ func runTool(cfg ToolConfig) mcpserver.ServerTool {
 			},
 			RawOutputSchema: outputSchema(runOutput),
 		},
-		Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		Handler: func(ctx context.Context, call transport.Call) (*mcp.CallToolResult, error) {
 			b := briefingFrom(ctx)
 			if b == nil {
 				return nil, errNoBriefing
 			}
-			raw := json.RawMessage(transport.Arguments(ctx))
-			if raw == nil {
-				raw = req.Params.RawArguments
-			}
-			var token mcp.ProgressToken
-			if req.Params.Meta != nil {
-				token = req.Params.Meta.ProgressToken
-			}
 			var res *mcp.CallToolResult
-			b.Do(func() { res = runCall(ctx, b, raw, token) })
+			b.Do(func() { res = runCall(ctx, b, call.Arguments, call.ProgressToken) })
 			return res, nil
 		},
 	}
@@ -78,7 +69,7 @@ const runOutput = `{"$ref":"#/$defs/descriptor"}`
 // runCall runs one call of run in its turn of the briefing: the command's
 // progress is sent as notifications/progress when the request carries a
 // progressToken.
-func runCall(ctx context.Context, b *briefing.Briefing, raw json.RawMessage, token mcp.ProgressToken) *mcp.CallToolResult {
+func runCall(ctx context.Context, b *briefing.Briefing, raw jsontape.Sub, token mcp.ProgressToken) *mcp.CallToolResult {
 	var a runArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return failure(err, nil)

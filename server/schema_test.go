@@ -16,6 +16,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/conformance"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
@@ -79,7 +80,7 @@ func TestInputSchemasMatchArguments(t *testing.T) {
 					required = append(required, arg)
 				}
 				switch {
-				case ft == reflect.TypeFor[json.RawMessage]():
+				case ft == reflect.TypeFor[jsontape.Sub]():
 					// Raw values, judged by the tool: expand_edit's
 					// arguments and write_file's splice are objects,
 					// write_file's compose an array.

@@ -2,15 +2,14 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/internal/version"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
@@ -51,31 +50,22 @@ const DefaultMemorySlack = 24 << 20
 type Server struct {
 	opts      Options
 	quota     *results.Quota
-	mcp       *mcpserver.MCPServer
 	transport *transport.Transport
 }
 
 // New returns a server with every tool of SPEC section 5.
-func New(opts Options) *Server {
+func New(opts Options) *Server { return newServer(opts) }
+
+// newServer is New with more tools beside those of SPEC section 5 (tests
+// add faulty ones).
+func newServer(opts Options, extra ...transport.Tool) *Server {
 	s := &Server{opts: opts, quota: results.NewQuota(opts.Limits.MaxTotalBytes)}
 	results.FollowMemory(s.quota, opts.MemorySlack)
-	s.mcp = mcpserver.NewMCPServer(Name, version.String(),
-		mcpserver.WithToolCapabilities(false),
-		// logging/setLevel is accepted; the server sends no log messages (logs go to stderr).
-		mcpserver.WithLogging(),
-		mcpserver.WithInstructions(instructions(opts.tools())),
-	)
-	// The tools by name, for the direct path: the set never changes after
-	// New, and mcp-go's GetTool copies a tool's whole definition onto the
-	// heap on every call.
-	tools := map[string]*mcpserver.ServerTool{}
-	for _, t := range Tools(opts.tools()) {
-		s.mcp.AddTool(t.Tool, t.Handler)
-		tools[t.Tool.Name] = &t
-	}
 	s.transport = transport.New(transport.Config{
-		MCP:             s.mcp,
-		Tools:           tools,
+		Name:            Name,
+		Version:         version.String(),
+		Instructions:    instructions(opts.tools()),
+		Tools:           append(Tools(opts.tools()), extra...),
 		NewSession:      func() transport.Session { return Session{s.newBriefing()} },
 		MaxMessageBytes: opts.Limits.MaxMessageBytes,
 		IdleTimeout:     opts.Limits.IdleTimeout,
@@ -176,24 +166,22 @@ func briefingFrom(ctx context.Context) *briefing.Briefing {
 	return b
 }
 
-// handler is what each tool implements: given its briefing and its raw
-// arguments, the answer. It runs inside the briefing's Do.
-type handler func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult
+// handler is what each tool implements: given its briefing and its
+// arguments, as the transport read them (a value of the message's index;
+// the zero Sub when the call has none), the answer. It runs inside the
+// briefing's Do.
+type handler func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult
 
-// serve adapts a handler to mcp-go: it finds the call's briefing and runs
-// the handler as one call of it.
-func serve(h handler) mcpserver.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// serve adapts a handler to the transport: it finds the call's briefing
+// and runs the handler as one call of it.
+func serve(h handler) transport.Handler {
+	return func(ctx context.Context, call transport.Call) (*mcp.CallToolResult, error) {
 		b := briefingFrom(ctx)
 		if b == nil {
 			return nil, errNoBriefing
 		}
-		raw := json.RawMessage(transport.Arguments(ctx))
-		if raw == nil {
-			raw = req.Params.RawArguments
-		}
 		var res *mcp.CallToolResult
-		b.Do(func() { res = h(b, raw) })
+		b.Do(func() { res = h(b, call.Arguments) })
 		return res, nil
 	}
 }

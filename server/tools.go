@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
 
@@ -76,8 +76,8 @@ func (cfg ToolConfig) describe(client, model string) string {
 // write_file only with cfg.Write, run only with cfg.Commands. With
 // --answers text no tool has an
 // outputSchema and no answer a structured content.
-func Tools(cfg ToolConfig) []mcpserver.ServerTool {
-	tools := []mcpserver.ServerTool{
+func Tools(cfg ToolConfig) []transport.Tool {
+	tools := []transport.Tool{
 		inspectTool(cfg),
 		findTool(cfg),
 		getLinesTool(cfg),
@@ -110,9 +110,9 @@ func Tools(cfg ToolConfig) []mcpserver.ServerTool {
 
 // textOnly is h answering with its text content alone (--answers text):
 // the same answer, built by the same code, without its structured content.
-func textOnly(h mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, err := h(ctx, req)
+func textOnly(h transport.Handler) transport.Handler {
+	return func(ctx context.Context, call transport.Call) (*mcp.CallToolResult, error) {
+		res, err := h(ctx, call)
 		if res != nil {
 			res.StructuredContent = nil
 		}

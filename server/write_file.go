@@ -1,22 +1,22 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 type writeFileArgs struct {
-	Path    *string          `arg:"path"`
-	Text    *string          `arg:"text"`
-	Compose *json.RawMessage `arg:"compose"`
-	Splice  *json.RawMessage `arg:"splice"`
-	Base    *string          `arg:"base"`
+	Path    *string       `arg:"path"`
+	Text    *string       `arg:"text"`
+	Compose *jsontape.Sub `arg:"compose"`
+	Splice  *jsontape.Sub `arg:"splice"`
+	Base    *string       `arg:"base"`
 }
 
 // partSchema describes a part of a compose without a type union: a part is
@@ -56,9 +56,9 @@ const writeFileModelDescription = "Write a file under the root. Give one of: spl
 	"Answers with the diff and the new result ID for the next edit. An edit that does not resolve (unresolved_edit) " +
 	"refuses the step: call begin_step, then send the corrected call."
 
-func writeFileTool(cfg ToolConfig) mcpserver.ServerTool {
+func writeFileTool(cfg ToolConfig) transport.Tool {
 	refused := "A failing edit (unresolved_edit) refuses the step."
-	return mcpserver.ServerTool{
+	return transport.Tool{
 		Tool: mcp.Tool{
 			Name: "write_file",
 			Description: cfg.describe("Write a file under the root from an edit of a result you inspected, without generating unchanged text again. "+
@@ -93,7 +93,7 @@ func writeFileTool(cfg ToolConfig) mcpserver.ServerTool {
 				OpenWorldHint:   mcp.ToBoolPtr(false),
 			},
 		},
-		Handler: serve(func(b *briefing.Briefing, raw json.RawMessage) *mcp.CallToolResult {
+		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
 			fail := func(err *errcode.Error) *mcp.CallToolResult {
 				snap := b.Budget()
 				return failure(err, &snap)

@@ -9,42 +9,58 @@ import (
 )
 
 // calls tracks the messages being handled, a tool call's among them, for
-// the shutdown (Transport.Stop and Transport.Wait): each runs under a
-// context of its own that Stop cancels, and once Stop has run no new one
-// starts.
+// the shutdown (Transport.Stop and Transport.Wait). Every call's context
+// ends when stopping does (each transport links it: ServeStdio its
+// session's, the HTTP handler each request's), and once Stop has run no
+// new message is handled.
 type calls struct {
-	mu      sync.Mutex
-	stopped bool
-	next    uint64
-	running map[uint64]context.CancelFunc
-	idle    chan struct{} // closed once stopped with nothing running
+	mu       sync.Mutex
+	stopped  bool
+	running  int
+	idle     chan struct{} // closed once stopped with nothing running
+	stopping context.Context
+	stop     context.CancelFunc
 }
 
 func newCalls() *calls {
-	return &calls{running: map[uint64]context.CancelFunc{}, idle: make(chan struct{})}
+	c := &calls{idle: make(chan struct{})}
+	c.stopping, c.stop = context.WithCancel(context.Background())
+	return c
 }
 
-// begin starts a message under a context derived from ctx and returns its
-// end, or false after Stop.
-func (c *calls) begin(ctx context.Context) (context.Context, func(), bool) {
+// begin counts a message as being handled, or reports false after Stop.
+func (c *calls) begin() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {
-		return nil, nil, false
+		return false
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	id := c.next
-	c.next++
-	c.running[id] = cancel
-	return ctx, func() {
-		cancel()
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		delete(c.running, id)
-		if c.stopped && len(c.running) == 0 {
-			close(c.idle)
-		}
-	}, true
+	c.running++
+	return true
+}
+
+// end is the end of a message that begin counted.
+func (c *calls) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.running--
+	if c.stopped && c.running == 0 {
+		close(c.idle)
+	}
+}
+
+// handle answers one message that readMessage took (not a response) in
+// its session's context, under recoverCall (a panic in the tool or the
+// dispatch is answered -32603 and logged, and the briefing goes on
+// serving), counted as being handled until it returns (Wait). After Stop
+// it answers without running anything (refused).
+func (tr *Transport) handle(ctx context.Context, p *peer, m *inbound) (resp mcp.JSONRPCMessage) {
+	if !tr.calls.begin() {
+		return refused(m)
+	}
+	defer tr.calls.end()
+	defer tr.recoverCall(m, &resp)
+	return tr.answer(ctx, p, m)
 }
 
 // Stop makes the transport take no more messages: every message read from
@@ -61,14 +77,12 @@ func (tr *Transport) Stop() (inFlight int) {
 	defer c.mu.Unlock()
 	if !c.stopped {
 		c.stopped = true
-		for _, cancel := range c.running {
-			cancel()
-		}
-		if len(c.running) == 0 {
+		c.stop()
+		if c.running == 0 {
 			close(c.idle)
 		}
 	}
-	return len(c.running)
+	return c.running
 }
 
 // Wait waits, after Stop, until no message is being handled, or until ctx
@@ -80,7 +94,7 @@ func (tr *Transport) Wait(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		tr.calls.mu.Lock()
-		n := len(tr.calls.running)
+		n := tr.calls.running
 		tr.calls.mu.Unlock()
 		if n == 0 {
 			return nil
@@ -101,7 +115,7 @@ const shuttingDown = -32000
 
 // refused is the answer to a message read after Stop: an error for a
 // request, nothing for a notification.
-func refused(m inbound) mcp.JSONRPCMessage {
+func refused(m *inbound) mcp.JSONRPCMessage {
 	if !m.request() {
 		return nil
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -29,10 +28,9 @@ func (nopSession) Close()                                   {}
 // then reports when its context is cancelled, then returns once release
 // is closed.
 func blockingTransport(started, cancelled, release chan struct{}) *transport.Transport {
-	m := mcpserver.NewMCPServer("test", "1", mcpserver.WithToolCapabilities(false))
-	tool := mcpserver.ServerTool{
+	tool := transport.Tool{
 		Tool: mcp.NewTool("block"),
-		Handler: func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		Handler: func(ctx context.Context, _ transport.Call) (*mcp.CallToolResult, error) {
 			close(started)
 			<-ctx.Done()
 			close(cancelled)
@@ -40,10 +38,10 @@ func blockingTransport(started, cancelled, release chan struct{}) *transport.Tra
 			return mcp.NewToolResultText("done"), nil
 		},
 	}
-	m.AddTool(tool.Tool, tool.Handler)
 	return transport.New(transport.Config{
-		MCP:             m,
-		Tools:           map[string]*mcpserver.ServerTool{"block": &tool},
+		Name:            "test",
+		Version:         "1",
+		Tools:           []transport.Tool{tool},
 		NewSession:      func() transport.Session { return nopSession{} },
 		MaxMessageBytes: 1 << 20,
 	})
@@ -64,9 +62,9 @@ func TestStopAndWait(t *testing.T) {
 	t.Parallel()
 	started, cancelled, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	tr := blockingTransport(started, cancelled, release)
-	ctx, _ := tr.StdioContext(t)
+	sess := tr.StdioContext(t)
 	answered := make(chan mcp.JSONRPCMessage, 1)
-	go func() { answered <- tr.Handle(ctx, readMessage(t, mcptest.CallBody(1, "block", `{}`))) }()
+	go func() { answered <- sess.Handle(readMessage(t, mcptest.CallBody(1, "block", `{}`))) }()
 	<-started
 
 	assert.Equal(t, 1, tr.Stop())
@@ -77,12 +75,12 @@ func TestStopAndWait(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "1 call still running: context canceled", err.Error())
 
-	resp := tr.Handle(ctx, readMessage(t, mcptest.CallBody(2, "block", `{}`)))
+	resp := sess.Handle(readMessage(t, mcptest.CallBody(2, "block", `{}`)))
 	rpcErr, ok := resp.(mcp.JSONRPCError)
 	require.True(t, ok, "%#v", resp)
 	assert.Equal(t, -32000, rpcErr.Error.Code)
 	assert.Equal(t, "the server is shutting down: it takes no more calls", rpcErr.Error.Message)
-	assert.Nil(t, tr.Handle(ctx, readMessage(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)))
+	assert.Nil(t, sess.Handle(readMessage(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)))
 	assert.Equal(t, 1, tr.Stop(), "Stop again changes nothing")
 
 	close(release)

@@ -148,8 +148,9 @@ type quotedTexter interface {
 }
 
 // appendID writes a request ID as RequestId.MarshalJSON does: its value
-// marshalled. Decoded IDs are strings or float64 (mcp-go reads them into
-// an any); others go to json.Marshal.
+// marshalled. The dispatch gives an answer its request's id as written
+// (json.RawMessage); strings and numbers are written as json.Marshal
+// writes them, others go to json.Marshal.
 func appendID(dst []byte, id mcp.RequestId) ([]byte, error) {
 	switch v := id.Value().(type) {
 	case nil:

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
 const sessionHeader = "Mcp-Session-Id"
@@ -79,14 +77,9 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	// A plain tools/call has no _meta (nor any other member a
-	// case-insensitive match would take for it): no need to look. Any other
-	// message is read as mcp-go will read it: its canonical envelope.
-	if !msg.plain {
-		if v := metaVersion(msg.mcpBody()); v != "" && !supportedVersion(v) {
-			writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.errorID(), v))
-			return
-		}
+	if v := msg.protocolVersion(); v != "" && !supportedVersion(v) {
+		writeJSON(w, http.StatusBadRequest, unsupportedVersion(msg.errorID(), v))
+		return
 	}
 	request := msg.request()
 
@@ -115,19 +108,20 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		ctx := t.sessionContext(r.Context(), sess)
+		ctx, end := t.sessionContext(r.Context(), sess)
+		defer end()
 		var stream *sseStream
 		if request {
-			var done func()
-			ctx, done = sess.inflight.start(ctx, msg.id)
-			defer done()
+			p := &pending{id: msg.id}
+			sess.inflight.add(p)
+			ctx = sess.inflight.start(ctx, p)
+			defer sess.inflight.remove(p)
 			if acceptsSSE(r.Header) {
 				stream = &sseStream{t: t, w: w}
 				ctx = withNotifier(ctx, stream)
 			}
 		}
-		resp := t.tr.handle(ctx, msg)
-		sess.drainNotes()
+		resp := t.tr.handle(ctx, &sess.peer, &msg)
 		t.release(sess)
 		switch {
 		case stream != nil && stream.close(&msg, resp):
@@ -138,8 +132,7 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		case request:
 			t.writeAnswer(w, http.StatusOK, &msg, resp)
 		default:
-			// A notification or response mcp-go refused (a wrong
-			// "jsonrpc", say).
+			// A notification refused (a wrong "jsonrpc", say).
 			t.writeAnswer(w, http.StatusBadRequest, &msg, resp)
 		}
 	}
@@ -196,9 +189,8 @@ func (t *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) (body []b
 	return nil, false
 }
 
-// initialize starts a session: a fresh briefing, registered with mcp-go,
-// that enters the table, and whose ID the answer carries, only when
-// initialize succeeds. Past --max-sessions it is answered 503 with
+// initialize starts a session: a fresh briefing that enters the table,
+// and whose ID the answer carries, only when initialize succeeds. Past --max-sessions it is answered 503 with
 // Retry-After: the seconds until the soonest idle session would end.
 func (t *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, msg inbound) {
 	ok, retry := t.reserve()
@@ -212,14 +204,10 @@ func (t *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, msg inb
 			fmt.Sprintf("the server holds its limit of %d sessions (--max-sessions): end one with DELETE, or retry in %d s", t.maxSessions, secs)))
 		return
 	}
-	sess, err := t.newSession(r.Context())
-	if err != nil {
-		t.unreserve()
-		http.Error(w, "starting a session: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	resp := t.tr.handle(t.sessionContext(r.Context(), sess), msg)
-	sess.drainNotes()
+	sess := t.newSession()
+	ctx, end := t.sessionContext(r.Context(), sess)
+	resp := t.tr.handle(ctx, &sess.peer, &msg)
+	end()
 	if _, ok := resp.(mcp.JSONRPCResponse); !ok {
 		t.unreserve()
 		t.free(sess)
@@ -236,28 +224,13 @@ func (t *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, msg inb
 	t.writeAnswer(w, http.StatusOK, &msg, resp)
 }
 
-// sessionContext is the context a session's messages are handled in: its
-// mcp-go session, the versions this transport serves (for server/discover)
-// and its briefing.
-func (t *HTTPHandler) sessionContext(ctx context.Context, sess *httpSession) context.Context {
-	ctx = t.tr.cfg.MCP.WithContext(ctx, sess)
-	ctx = mcpserver.WithSupportedProtocolVersions(ctx, httpVersions)
-	return sess.state.Bind(ctx)
-}
-
-// metaVersion is the protocol version in a message's
-// params._meta["io.modelcontextprotocol/protocolVersion"], read as mcp-go
-// reads it to tell the 2026-07-28 era, or "".
-func metaVersion(body []byte) string {
-	var m struct {
-		Params struct {
-			Meta *mcp.Meta `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &m) != nil {
-		return ""
-	}
-	return m.Params.Meta.ProtocolVersion()
+// sessionContext is the context a message of sess is handled in, derived
+// from the request's: it carries the session's briefing, and ends with the
+// request, with the transport (Stop), or when end is called.
+func (t *HTTPHandler) sessionContext(ctx context.Context, sess *httpSession) (_ context.Context, end func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(t.tr.calls.stopping, cancel)
+	return sess.state.Bind(ctx), func() { stop(); cancel() }
 }
 
 // unsupportedVersion is the 400 answer to a message of a protocol version

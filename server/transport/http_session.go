@@ -1,12 +1,10 @@
 package transport
 
 import (
-	"context"
 	"crypto/rand"
 	"fmt"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -45,20 +43,13 @@ type HTTPHandler struct {
 // stopper is the part of *time.Timer that the idle timer needs.
 type stopper interface{ Stop() bool }
 
-// httpSession is one MCP session over HTTP: mcp-go's ClientSession, and the
-// transport's state of it.
+// httpSession is one MCP session over HTTP: the server's state of it and
+// the transport's.
 type httpSession struct {
 	id       string
-	state    Session // the server's state of the session (a briefing)
-	notes    chan mcp.JSONRPCNotification
+	state    Session  // the server's state of the session (a briefing)
+	peer     peer     // the protocol's state
 	inflight inflight // the session's requests being served
-
-	logLevel
-	initialized atomic.Bool
-	infoMu      sync.Mutex
-	clientInfo  mcp.Implementation
-	clientCaps  mcp.ClientCapabilities
-	version     string
 
 	// Guarded by HTTPHandler.mu.
 	active    int       // requests of this session being served
@@ -68,70 +59,11 @@ type httpSession struct {
 	idleSince time.Time // when active last dropped to 0
 }
 
-func (s *httpSession) SessionID() string                                   { return s.id }
-func (s *httpSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
-func (s *httpSession) Initialize()                                         { s.initialized.Store(true) }
-func (s *httpSession) Initialized() bool                                   { return s.initialized.Load() }
-
-func (s *httpSession) GetClientInfo() mcp.Implementation {
-	s.infoMu.Lock()
-	defer s.infoMu.Unlock()
-	return s.clientInfo
-}
-
-func (s *httpSession) SetClientInfo(info mcp.Implementation) {
-	s.infoMu.Lock()
-	defer s.infoMu.Unlock()
-	s.clientInfo = info
-}
-
-func (s *httpSession) GetClientCapabilities() mcp.ClientCapabilities {
-	s.infoMu.Lock()
-	defer s.infoMu.Unlock()
-	return s.clientCaps
-}
-
-func (s *httpSession) SetClientCapabilities(caps mcp.ClientCapabilities) {
-	s.infoMu.Lock()
-	defer s.infoMu.Unlock()
-	s.clientCaps = caps
-}
-
-// SetProtocolVersion records the version negotiated by initialize (mcp-go
-// calls it when a session has it).
-func (s *httpSession) SetProtocolVersion(v string) {
-	s.infoMu.Lock()
-	defer s.infoMu.Unlock()
-	s.version = v
-}
-
-// drainNotes discards the notifications queued for the session: without a
-// server-to-client stream there is nowhere to send them, and a full
-// channel would only make mcp-go report it blocked.
-func (s *httpSession) drainNotes() {
-	for {
-		select {
-		case <-s.notes:
-		default:
-			return
-		}
-	}
-}
-
 // newSession starts a session with a fresh briefing under an unguessable
-// ID (128 random bits) and registers it with mcp-go. It is not in the table
-// until its initialize succeeds (add).
-func (t *HTTPHandler) newSession(ctx context.Context) (*httpSession, error) {
-	sess := &httpSession{
-		id:    rand.Text(),
-		state: t.tr.cfg.NewSession(),
-		notes: make(chan mcp.JSONRPCNotification, 16),
-	}
-	if err := t.tr.cfg.MCP.RegisterSession(ctx, sess); err != nil {
-		sess.state.Close()
-		return nil, err
-	}
-	return sess, nil
+// ID (128 random bits). It is not in the table until its initialize
+// succeeds (add).
+func (t *HTTPHandler) newSession() *httpSession {
+	return &httpSession{id: rand.Text(), state: t.tr.cfg.NewSession(), peer: peer{versions: httpVersions}}
 }
 
 // reserve takes a place for a session about to be initialized, under
@@ -271,12 +203,9 @@ func (t *HTTPHandler) endLocked(sess *httpSession) bool {
 }
 
 // free gives back a session's briefing (its store and its share of the
-// process-wide quota) and unregisters it from mcp-go. It runs once per
-// session, after the session ended and its last request finished.
-func (t *HTTPHandler) free(sess *httpSession) {
-	t.tr.cfg.MCP.UnregisterSession(context.Background(), sess.id)
-	sess.state.Close()
-}
+// process-wide quota). It runs once per session, after the session ended
+// and its last request finished.
+func (t *HTTPHandler) free(sess *httpSession) { sess.state.Close() }
 
 // Close ends every session, freeing each one's state once its requests
 // have finished, and refuses new sessions: the handler's shutdown.

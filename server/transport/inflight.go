@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math/big"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -12,77 +13,83 @@ import (
 // A client's notifications/cancelled is not a tool call: the transport
 // acts on it at once, even while the session's other calls wait for
 // their turn (SPEC section 2). Each request of a session is registered
-// here by its id as it is read, with the cancel function of its context,
-// until it is answered; a cancellation that names it cancels that context
-// (a running run ends its command, SPEC section 10; a call still waiting
-// for its turn finds its context ended when it starts). The transport owns
-// this for both paths: mcp-go keeps its own table for the calls it runs,
-// but plain calls never reach it, and every call's context derives from
-// the one registered here. The cancellation itself goes no further.
+// here as it is read, until it is answered; a cancellation that names its
+// id ends its context (a running run ends its command, SPEC section 10; a
+// call still waiting for its turn finds its context ended when it
+// starts). The cancellation itself goes no further.
 
-// inflight are the requests of one session being served, by id.
+// inflight are the requests of one session read and not yet answered.
 type inflight struct {
 	mu   sync.Mutex
-	byID map[string][]*context.CancelFunc
+	list []*pending
 }
 
-// start registers a request with the given id (as written) and returns
-// its context, which a cancellation of that id ends, and the function that
-// unregisters it once it is answered.
-func (c *inflight) start(ctx context.Context, id json.RawMessage) (context.Context, func()) {
+// pending is one request of inflight.
+type pending struct {
+	id        json.RawMessage    // as written
+	cancelled bool               // a cancellation named it
+	cancel    context.CancelFunc // ends its context, once it started
+}
+
+// add registers p, a request just read.
+func (f *inflight) add(p *pending) {
+	f.mu.Lock()
+	f.list = append(f.list, p)
+	f.mu.Unlock()
+}
+
+// start returns the context of p's call, derived from ctx: ended already
+// when a cancellation named p while it waited for its turn.
+func (f *inflight) start(ctx context.Context, p *pending) context.Context {
 	ctx, cancel := context.WithCancel(ctx)
-	key, ok := idKey(id)
-	if !ok {
-		return ctx, cancel
-	}
-	ref := &cancel
-	c.mu.Lock()
-	if c.byID == nil {
-		c.byID = map[string][]*context.CancelFunc{}
-	}
-	c.byID[key] = append(c.byID[key], ref)
-	c.mu.Unlock()
-	return ctx, func() {
-		c.mu.Lock()
-		list := c.byID[key]
-		for i, r := range list {
-			if r == ref {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(c.byID, key)
-		} else {
-			c.byID[key] = list
-		}
-		c.mu.Unlock()
+	f.mu.Lock()
+	p.cancel = cancel
+	cancelled := p.cancelled
+	f.mu.Unlock()
+	if cancelled {
 		cancel()
+	}
+	return ctx
+}
+
+// remove unregisters p, answered, and ends its context.
+func (f *inflight) remove(p *pending) {
+	f.mu.Lock()
+	if i := slices.Index(f.list, p); i >= 0 {
+		f.list = slices.Delete(f.list, i, i+1)
+	}
+	f.mu.Unlock()
+	if p.cancel != nil {
+		p.cancel()
 	}
 }
 
 // cancel ends the contexts of the requests whose id is key (ids should be
 // unique among requests in flight; a client that reuses one cancels all).
-func (c *inflight) cancel(key string) {
-	c.mu.Lock()
-	list := c.byID[key]
-	c.mu.Unlock()
-	for _, cancel := range list {
-		(*cancel)()
-	}
+// Ids are compared only here, by their keys: a cancellation is rare, the
+// registration of every request is not.
+func (f *inflight) cancel(key string) {
+	f.cancelWhere(func(p *pending) bool { k, ok := idKey(p.id); return ok && k == key })
 }
 
 // cancelAll ends the contexts of every request of the session: it ended
 // (DELETE, the server's shutdown), and no one waits for their answers.
-func (c *inflight) cancelAll() {
-	c.mu.Lock()
-	var all []*context.CancelFunc
-	for _, list := range c.byID {
-		all = append(all, list...)
+func (f *inflight) cancelAll() { f.cancelWhere(func(*pending) bool { return true }) }
+
+func (f *inflight) cancelWhere(match func(*pending) bool) {
+	var ends []context.CancelFunc
+	f.mu.Lock()
+	for _, p := range f.list {
+		if match(p) {
+			p.cancelled = true
+			if p.cancel != nil {
+				ends = append(ends, p.cancel)
+			}
+		}
 	}
-	c.mu.Unlock()
-	for _, cancel := range all {
-		(*cancel)()
+	f.mu.Unlock()
+	for _, end := range ends {
+		end()
 	}
 }
 
@@ -90,7 +97,7 @@ func (c *inflight) cancelAll() {
 // of the request it names (ok false when it names none that can be in
 // flight). Its reason, if any, changes nothing.
 func cancellation(m *inbound) (key string, isCancel, ok bool) {
-	if m.method != string(mcp.MethodNotificationCancelled) || m.id != nil || m.idSpan.Present() {
+	if m.method != string(mcp.MethodNotificationCancelled) || m.id != nil {
 		return "", false, false
 	}
 	if !m.params.Present() {
@@ -99,7 +106,7 @@ func cancellation(m *inbound) (key string, isCancel, ok bool) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(m.body[m.params.Start:m.params.End], &p) != nil {
+	if json.Unmarshal(m.params.Bytes(), &p) != nil {
 		return "", true, false
 	}
 	key, ok = idKey(p.RequestID)

@@ -13,8 +13,9 @@ import (
 
 // A panic is a bug, but one bad input must not end the briefing of every
 // other call: over stdio it would end the process, and with it the agent's
-// whole session. Each message is served under recoverCall, in Server.handle
-// (the tool and mcp-go) and in each transport around reading the message
+// whole session. Each message is served under recoverCall, in
+// Transport.handle (the dispatch and the tool) and in each transport
+// around reading the message
 // and writing its answer; a panic anywhere there is logged with its stack
 // and answered with JSON-RPC -32603, and the next message is served. The
 // briefing stays usable: Briefing.Do releases its lock as the panic

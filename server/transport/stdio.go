@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -16,92 +16,93 @@ import (
 // ServeStdio serves one briefing over newline-delimited JSON-RPC on in and
 // out until in ends or ctx is done (SPEC section 2).
 //
-// Reading goes on while a call runs, so that a notifications/cancelled
-// is seen and acted on at once (calls.cancel), even while the briefing's
-// other calls wait; every other message is queued and handled one at a
-// time, in the order read, each answered before the next is handled. At
-// the end of input every request read is answered. What is queued is
-// bounded (stdioQueue): past that, reading waits for the queue to drain.
-// A message over --max-message-bytes, counted without its final "\n" or
-// "\r\n", is answered with JSON-RPC -32600 and id null, and serving goes
-// on.
+// Messages are handled one at a time, in the order read, each answered
+// before the next is handled; at the end of input every request read is
+// answered. Reading goes on while a call runs (from readAheadAfter into
+// it: a call that ends sooner has nothing to cancel), so that a
+// notifications/cancelled is seen and acted on at once (inflight.cancel),
+// even while the briefing's other calls wait. What is read ahead is
+// bounded (stdioConn.budget): past that, reading waits for the messages
+// read to be answered. A message over --max-message-bytes, counted
+// without its final "\n" or "\r\n", is answered with JSON-RPC -32600 and
+// id null, and serving goes on.
 //
 // Notifications a call sends as it runs (Notify: run's progress) are
 // written at once, each a line, before the call's answer. After Stop, a
 // message read is answered with -32000 (refused). When ctx is done, it
 // returns once the message being handled is answered.
 func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	sess := &stdioSession{notes: make(chan mcp.JSONRPCNotification, 64)}
-	if err := tr.cfg.MCP.RegisterSession(ctx, sess); err != nil {
-		return fmt.Errorf("register stdio session: %w", err)
-	}
-	defer tr.cfg.MCP.UnregisterSession(ctx, sess.SessionID())
 	state := tr.cfg.NewSession()
 	defer state.Close()
-	ctx = state.Bind(tr.cfg.MCP.WithContext(ctx, sess))
-	w := &stdioWriter{tr: tr, w: bufio.NewWriterSize(out, 64<<10), notes: sess.notes}
-	ctx = withNotifier(ctx, w)
-
-	q := newStdioQueue(tr.cfg.MaxMessageBytes)
-	read := make(chan error, 1)
-	go func() { read <- tr.readStdio(ctx, in, q, &sess.inflight) }()
-	for {
-		it, ok := q.next(ctx)
-		if !ok {
-			break
-		}
-		msg, resp := it.msg, it.resp
-		if !it.answered {
-			msg, resp = tr.stdioAnswer(it.ctx, it.msg)
-		}
-		it.done()
-		q.release(it)
-		if err := w.answer(&msg, resp); err != nil {
-			return err
-		}
+	// The calls' contexts end with ctx and with Stop.
+	calls, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(tr.calls.stopping, cancel)()
+	w := &stdioWriter{tr: tr, w: bufio.NewWriterSize(out, 64<<10)}
+	c := &stdioConn{
+		tr:       tr,
+		r:        bufio.NewReaderSize(in, 64<<10),
+		w:        w,
+		base:     state.Bind(withNotifier(calls, w)),
+		peer:     &peer{versions: mcp.ValidProtocolVersions},
+		budget:   max(tr.cfg.MaxMessageBytes, 1<<20),
+		finished: make(chan struct{}),
 	}
-	if ctx.Err() != nil {
+	c.turn.L, c.room.L, c.idle.L = &c.mu, &c.mu, &c.mu
+	c.long = time.AfterFunc(time.Hour, c.longCall)
+	c.long.Stop()
+	defer c.long.Stop()
+	go c.work()
+	go c.work()
+	select {
+	case <-c.finished:
+		return c.err
+	case <-ctx.Done():
+		c.halt()
 		return nil
 	}
-	if err := <-read; !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
 }
 
-// readStdio reads messages from in until it ends, ctx is done or the
-// queue is closed: each cancellation is acted on as it is read, every
-// other message is queued, a request with its own context registered in
-// calls. The queue is closed when reading ends, which returns the error
-// that ended it (io.EOF at the end of input).
-func (tr *Transport) readStdio(ctx context.Context, in io.Reader, q *stdioQueue, calls *inflight) error {
-	defer q.close()
-	r := bufio.NewReaderSize(in, 64<<10)
-	limit := tr.cfg.MaxMessageBytes
-	for ctx.Err() == nil {
-		line, size, err := readLine(r, limit)
-		if len(bytes.TrimSpace(line)) > 0 || size > limit {
-			it := tr.stdioRead(line, size, limit)
-			if key, isCancel, ok := cancellation(&it.msg); isCancel && !it.answered {
-				if ok {
-					calls.cancel(key)
-				}
-			} else {
-				it.ctx, it.done = ctx, func() {}
-				if it.msg.request() && !it.answered {
-					it.ctx, it.done = calls.start(ctx, it.msg.id)
-				}
-				if !q.put(ctx, it, int64(len(line))) {
-					it.done()
-					return ctx.Err()
-				}
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
+// readAheadAfter is how long a call runs before reading goes on beside it.
+// A call that ends sooner, as a lookup does, is read, run and answered by
+// one goroutine, with no other woken: waking one for every message would
+// cost more than the lookup. A cancellation is acted on at most this late
+// into a call.
+const readAheadAfter = time.Millisecond
+
+// stdioConn is the stdio session. Two workers take turns at reading the
+// input: the one that reads a message while none is handled handles it at
+// once, and reads the next one when it is done, so that a call runs where
+// it was read, with no hand-off between reading and answering. A call
+// that runs past readAheadAfter gives the reading to the other worker
+// (longCall), which reads on beside it: a cancellation is acted on as it
+// is read, and any other message waits in the queue, handled in its turn
+// by the worker handling.
+type stdioConn struct {
+	tr   *Transport
+	r    *bufio.Reader
+	w    *stdioWriter
+	base context.Context // the session's: its state, notifier, and the calls' end
+	peer *peer
+	reqs inflight    // the requests read and not yet answered
+	long *time.Timer // longCall, armed while a message is handled
+
+	mu        sync.Mutex
+	turn      sync.Cond // a worker may read: reading ended, readAhead set, reading ends
+	room      sync.Cond // held went down
+	idle      sync.Cond // handling ended
+	reading   bool      // a worker is reading
+	handling  bool      // a worker is handling messages
+	readAhead bool      // the message being handled runs long: read on beside it
+	gen       uint64    // counts the messages handled, for longCall
+	queue     []*stdioItem
+	held      int64 // the weight of the messages queued or being handled
+	budget    int64 // what held may reach before reading waits (at least one message is always taken)
+	readErr   error // what ended reading (io.EOF at the end of input); nil while it goes on
+	halted    bool  // ctx is done, or writing failed: no message is handled any more
+	err       error // what ServeStdio returns
+	finished  chan struct{}
+	done      bool // finished is closed
 }
 
 // stdioItem is one message read, waiting for its turn.
@@ -109,16 +110,168 @@ type stdioItem struct {
 	msg      inbound
 	resp     mcp.JSONRPCMessage // its answer, when reading it made one (answered)
 	answered bool
-	ctx      context.Context // the context to handle it in
-	done     func()          // unregisters a request once answered
+	req      *pending // a request's registration in reqs; nil for any other message
 	weight   int64
+}
+
+// work is one worker: it reads when it is its turn, and handles what it
+// read when no other worker is handling, until reading has ended and every
+// message read is answered, or the connection is halted.
+func (c *stdioConn) work() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		for !c.over() && (c.reading || c.handling && !c.readAhead) {
+			c.turn.Wait()
+		}
+		if c.over() {
+			c.finish()
+			return
+		}
+		c.reading = true
+		c.mu.Unlock()
+		it, err := c.read()
+		c.mu.Lock()
+		if it != nil {
+			// Bounded read-ahead: the message waits in hand, and no other
+			// is read, until what is held leaves it room.
+			if c.held > 0 && c.held+it.weight > c.budget && c.tr.readAheadFull != nil {
+				c.tr.readAheadFull()
+			}
+			for c.held > 0 && c.held+it.weight > c.budget && !c.halted {
+				c.room.Wait()
+			}
+			c.held += it.weight
+			c.queue = append(c.queue, it)
+		}
+		c.reading = false
+		if err != nil {
+			c.readErr = err
+			c.turn.Broadcast()
+		}
+		if c.handling {
+			// Read beside a long call: it is handled in its turn. The
+			// other worker, handling, reads next when it is done.
+			continue
+		}
+		c.handle()
+	}
+}
+
+// over reports that the workers are done: reading ended, or the
+// connection is halted.
+func (c *stdioConn) over() bool { return c.readErr != nil || c.halted }
+
+// handle answers the queued messages in order, until none is left; c.mu
+// is held, and released while each is answered.
+func (c *stdioConn) handle() {
+	c.handling = true
+	for len(c.queue) > 0 && !c.halted {
+		it := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.gen++
+		c.long.Reset(readAheadAfter)
+		c.mu.Unlock()
+		err := c.answer(it)
+		c.mu.Lock()
+		c.long.Stop()
+		c.readAhead = false
+		c.held -= it.weight
+		if err != nil && c.err == nil {
+			c.err, c.halted = err, true
+			c.turn.Broadcast()
+		}
+		c.room.Broadcast()
+	}
+	if len(c.queue) == 0 {
+		c.queue = c.queue[:0:0] // the array goes with the messages it held
+	}
+	c.handling = false
+	c.idle.Broadcast()
+}
+
+// longCall gives the reading to the worker not handling, when the message
+// being handled runs past readAheadAfter.
+func (c *stdioConn) longCall() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.handling && !c.readAhead {
+		c.readAhead = true
+		c.turn.Broadcast()
+	}
+}
+
+// finish closes finished once reading has ended and every message read is
+// answered, or the connection is halted; c.mu is held.
+func (c *stdioConn) finish() {
+	if c.done || c.handling || len(c.queue) > 0 && !c.halted {
+		return
+	}
+	if c.err == nil && c.readErr != nil && !errors.Is(c.readErr, io.EOF) {
+		c.err = c.readErr
+	}
+	c.done = true
+	close(c.finished)
+}
+
+// halt stops handling messages (ctx is done) and returns once the message
+// being handled, if any, is answered.
+func (c *stdioConn) halt() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.halted = true
+	c.turn.Broadcast()
+	c.room.Broadcast()
+	for c.handling {
+		c.idle.Wait()
+	}
+}
+
+// read reads one line and returns its message (nil for a blank line), a
+// cancellation acted on already included, and the error that ended the
+// input, if it did.
+func (c *stdioConn) read() (*stdioItem, error) {
+	limit := c.tr.cfg.MaxMessageBytes
+	line, size, err := readLine(c.r, limit)
+	if len(bytes.TrimSpace(line)) == 0 && size <= limit {
+		return nil, err
+	}
+	it := c.tr.stdioRead(line, size, limit)
+	if key, isCancel, ok := cancellation(&it.msg); isCancel && !it.answered {
+		if ok {
+			c.reqs.cancel(key)
+		}
+		return nil, err
+	}
+	if it.msg.request() && !it.answered {
+		it.req = &pending{id: it.msg.id}
+		c.reqs.add(it.req)
+	}
+	return it, err
+}
+
+// answer answers one message read, and writes the answer.
+func (c *stdioConn) answer(it *stdioItem) error {
+	msg, resp := it.msg, it.resp
+	if !it.answered {
+		ctx := c.base
+		if it.req != nil {
+			ctx = c.reqs.start(ctx, it.req)
+		}
+		resp = c.tr.handle(ctx, c.peer, &msg)
+		if it.req != nil {
+			c.reqs.remove(it.req)
+		}
+	}
+	return c.w.answer(&msg, resp)
 }
 
 // stdioRead reads one line's message: msg is the zero inbound, and the
 // item answered, when the line is not a message readMessage took. A panic
 // is answered with -32603 (recoverCall).
-func (tr *Transport) stdioRead(line []byte, size, limit int64) (it stdioItem) {
-	it.answered = true
+func (tr *Transport) stdioRead(line []byte, size, limit int64) (it *stdioItem) {
+	it = &stdioItem{answered: true, weight: size + itemOverhead}
 	defer tr.recoverCall(&it.msg, &it.resp)
 	if size > limit {
 		it.resp = oversize(size, limit)
@@ -130,118 +283,30 @@ func (tr *Transport) stdioRead(line []byte, size, limit int64) (it stdioItem) {
 		return it
 	}
 	it.msg = m
+	it.weight = m.weight + itemOverhead
 	it.answered = m.response // a response to the server: nothing to answer
 	return it
 }
 
-// stdioAnswer answers one message that readMessage took.
-func (tr *Transport) stdioAnswer(ctx context.Context, m inbound) (msg inbound, resp mcp.JSONRPCMessage) {
-	defer tr.recoverCall(&m, &resp)
-	return m, tr.handle(ctx, m)
-}
-
-// stdioQueue holds the messages read and not yet handled, in order. It
-// holds at most --max-message-bytes of them (each counted with an
-// allowance for its bookkeeping), and always at least one message, so that
-// a client writing ahead cannot make the server keep more than about one
-// message's worth beside the one being handled.
-type stdioQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	items  []stdioItem
-	held   int64 // the weight of the items queued or being handled
-	budget int64
-	closed bool
-}
-
-// itemOverhead is what each queued message counts beside its bytes.
+// itemOverhead is what each message read counts beside its bytes and its
+// index.
 const itemOverhead = 512
 
-func newStdioQueue(budget int64) *stdioQueue {
-	q := &stdioQueue{budget: max(budget, 1<<20)}
-	q.cond = sync.NewCond(&q.mu)
-	return q
-}
-
-// put queues it, waiting while the queue holds its budget; false when ctx
-// ended first.
-func (q *stdioQueue) put(ctx context.Context, it stdioItem, size int64) bool {
-	it.weight = min(size+itemOverhead, q.budget)
-	stop := context.AfterFunc(ctx, func() {
-		q.mu.Lock()
-		q.cond.Broadcast()
-		q.mu.Unlock()
-	})
-	defer stop()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for q.held > 0 && q.held+it.weight > q.budget && ctx.Err() == nil {
-		q.cond.Wait()
-	}
-	if ctx.Err() != nil {
-		return false
-	}
-	q.held += it.weight
-	q.items = append(q.items, it)
-	q.cond.Broadcast()
-	return true
-}
-
-// next returns the next message, waiting for one; false once the queue
-// is closed and empty, or ctx is done.
-func (q *stdioQueue) next(ctx context.Context) (stdioItem, bool) {
-	stop := context.AfterFunc(ctx, func() {
-		q.mu.Lock()
-		q.cond.Broadcast()
-		q.mu.Unlock()
-	})
-	defer stop()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.items) == 0 && !q.closed && ctx.Err() == nil {
-		q.cond.Wait()
-	}
-	if len(q.items) == 0 || ctx.Err() != nil {
-		return stdioItem{}, false
-	}
-	it := q.items[0]
-	q.items[0] = stdioItem{}
-	q.items = q.items[1:]
-	return it, true
-}
-
-// release gives back the weight of a message handled.
-func (q *stdioQueue) release(it stdioItem) {
-	q.mu.Lock()
-	q.held -= it.weight
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-// close ends the queue: next returns what is left, then false.
-func (q *stdioQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
 // stdioWriter writes the answers and notifications of a stdio session,
-// one line each, from the call's goroutine and the reader's alike.
+// one line each, from the call's goroutine.
 type stdioWriter struct {
-	tr    *Transport
-	mu    sync.Mutex
-	w     *bufio.Writer
-	notes <-chan mcp.JSONRPCNotification
-	err   error // the first failure to write: nothing is written after it
+	tr  *Transport
+	mu  sync.Mutex
+	w   *bufio.Writer
+	err error // the first failure to write: nothing is written after it
 }
 
-// answer writes resp, the answer to msg, and flushes (writeMessages).
+// answer writes resp, the answer to msg, when there is one, and flushes.
 func (s *stdioWriter) answer(msg *inbound, resp any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err == nil {
-		s.err = s.tr.writeMessages(s.w, msg, resp, s.notes)
+	if s.err == nil && resp != nil && !isNilMessage(resp) {
+		s.err = s.tr.writeMessage(s.w, msg, resp)
 	}
 	return s.err
 }
@@ -252,7 +317,7 @@ func (s *stdioWriter) notify(n mcp.JSONRPCNotification) bool {
 	defer s.mu.Unlock()
 	if s.err == nil {
 		// As a notification's: a panic while encoding it writes nothing.
-		s.err = s.tr.writeMessages(s.w, &inbound{body: []byte{}, method: n.Method}, n, s.notes)
+		s.err = s.tr.writeMessage(s.w, &inbound{body: []byte{}, method: n.Method}, n)
 	}
 	return s.err == nil
 }
@@ -313,36 +378,19 @@ func oversize(size, limit int64) mcp.JSONRPCError {
 	}
 }
 
-// writeMessages writes resp, the answer to msg, when there
-// is one, and any notifications queued meanwhile, one line each, and
-// flushes. Each message is encoded into the writer's free space when it
-// fits (appendMessage: json.Marshal's bytes); an answer whose encoding
-// fails or panics is written as -32603 (encodeAnswer). Only a failure to
-// write is an error.
-func (tr *Transport) writeMessages(w *bufio.Writer, msg *inbound, resp any, notes <-chan mcp.JSONRPCNotification) error {
-	write := func(v any) error {
-		b := tr.encodeAnswer(w.AvailableBuffer(), msg, v)
-		if len(b) == 0 {
-			return nil
-		}
-		_, err := w.Write(append(b, '\n'))
-		return err
-	}
-	if resp != nil && !isNilMessage(resp) {
-		if err := write(resp); err != nil {
+// writeMessage writes resp, the answer to msg, as one line and flushes.
+// It is encoded into the writer's free space when it fits
+// (AppendMessage: json.Marshal's bytes); an answer whose encoding fails or
+// panics is written as -32603 (encodeAnswer). Only a failure to write is
+// an error.
+func (tr *Transport) writeMessage(w *bufio.Writer, msg *inbound, resp any) error {
+	b := tr.encodeAnswer(w.AvailableBuffer(), msg, resp)
+	if len(b) > 0 {
+		if _, err := w.Write(append(b, '\n')); err != nil {
 			return err
 		}
 	}
-	for {
-		select {
-		case n := <-notes:
-			if err := write(n); err != nil {
-				return err
-			}
-		default:
-			return w.Flush()
-		}
-	}
+	return w.Flush()
 }
 
 // isNilMessage reports a nil mcp.JSONRPCMessage inside an any: the answer
@@ -350,30 +398,4 @@ func (tr *Transport) writeMessages(w *bufio.Writer, msg *inbound, resp any, note
 func isNilMessage(v any) bool {
 	m, ok := v.(mcp.JSONRPCMessage)
 	return ok && m == nil
-}
-
-// stdioSession is the one client session of a stdio server.
-type stdioSession struct {
-	logLevel
-	notes       chan mcp.JSONRPCNotification
-	initialized atomic.Bool
-	inflight    inflight // the requests read and not yet answered
-}
-
-func (s *stdioSession) SessionID() string                                   { return "stdio" }
-func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
-func (s *stdioSession) Initialize()                                         { s.initialized.Store(true) }
-func (s *stdioSession) Initialized() bool                                   { return s.initialized.Load() }
-
-// logLevel keeps the level a session set with logging/setLevel. The server
-// sends no log messages (it logs to stderr), so the level changes nothing.
-type logLevel struct{ v atomic.Value }
-
-func (l *logLevel) SetLogLevel(level mcp.LoggingLevel) { l.v.Store(level) }
-
-func (l *logLevel) GetLogLevel() mcp.LoggingLevel {
-	if v, ok := l.v.Load().(mcp.LoggingLevel); ok {
-		return v
-	}
-	return mcp.LoggingLevelError
 }

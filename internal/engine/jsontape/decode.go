@@ -39,7 +39,7 @@ func DecodeString(data []byte, v Value) (string, *errcode.Error) {
 		return "", errcode.Offset(errcode.InvalidJSON, int64(off),
 			"value at %d-%d is not one string: its closing '\"' is at offset %d", v.Start, v.End, off)
 	}
-	return "", syntaxError(data, off, why)
+	return "", syntaxError(data, off, why, MaxDepth)
 }
 
 // errLoneSurrogate and errEndQuote are decoding failures that a scan of a

@@ -55,12 +55,13 @@ var expected = [...]string{
 
 // syntaxError builds the invalid_json error of a failed scan: its offset is
 // SPEC section 4.3's, the first byte that cannot continue a valid document
-// (len(data) when the document is cut off).
-func syntaxError(data []byte, off int, why reason) *errcode.Error {
+// (len(data) when the document is cut off); depth is the scan's nesting
+// limit.
+func syntaxError(data []byte, off int, why reason, depth int) *errcode.Error {
 	var msg string
 	switch {
 	case why == errDepth:
-		msg = fmt.Sprintf("nesting deeper than %d arrays and objects at offset %d", MaxDepth, off)
+		msg = fmt.Sprintf("nesting deeper than %d arrays and objects at offset %d", depth, off)
 	case off >= len(data) && len(data) == 0:
 		msg = "empty document (end of input at offset 0): " + expected[errValue]
 	case off >= len(data):

@@ -286,7 +286,7 @@ func FuzzSplit(f *testing.F) {
 // checkSplits builds data in two halves split near every offset (or at
 // most splits of them) and compares with the one-scan build.
 func checkSplits(t *testing.T, data []byte, splits int) {
-	for _, opts := range []Options{{}, {AllowInvalidUTF8: true}} {
+	for _, opts := range []Options{{}, {AllowInvalidUTF8: true}, {MaxDepth: 3}} {
 		want, werr := Build(data, opts)
 		step := max(1, len(data)/splits)
 		for mid := 0; mid <= len(data); mid += step {
@@ -299,6 +299,8 @@ func checkSplits(t *testing.T, data []byte, splits int) {
 			require.Equal(t, recordedValues(sparse.tape), recordedValues(got.tape), "split near %d", mid)
 			require.Equal(t, want.root, got.root)
 			require.Equal(t, want.top, got.top)
+			require.Equal(t, want.deepest, got.deepest, "the deepest nesting, split near %d", mid)
+			require.Equal(t, want.lenient, got.lenient)
 			checkSameWalk(t, want, got, want.Root(), got.Root())
 		}
 	}

@@ -13,9 +13,10 @@ import "math"
 // start at i) and the end of input. The hot state lives in local variables;
 // the struct holds what a stop, the end or a sink needs.
 type scanner struct {
-	data    []byte
-	lenient bool     // accept raw invalid UTF-8 inside strings
-	sink    *builder // nil: record nothing
+	data     []byte
+	lenient  bool     // accept raw invalid UTF-8 inside strings
+	sink     *builder // nil: record nothing
+	maxDepth int      // the deepest nesting accepted (Options.MaxDepth)
 
 	// stopAt, for the first half of a split, stops the scan right after
 	// the first ',' at or after it (and the whitespace that follows); it
@@ -31,8 +32,8 @@ type scanner struct {
 	// Where the scan stopped or ended: the offset, the open containers
 	// (depth of them; inObj and count for the innermost) and the stack of
 	// the outer ones' states, count<<1 | 1 for an object (see level). The
-	// stack grows up to MaxDepth from a few levels inline: a scan of tool
-	// arguments should not clear 4 KiB first.
+	// stack grows up to maxDepth from a few levels inline: a scan of a
+	// message should not clear 4 KiB first.
 	i     int
 	depth int
 	inObj bool
@@ -47,7 +48,10 @@ type scanner struct {
 	// it made, and how deep it went above its start.
 	phantoms []phantomClose
 	known    int // phantom levels whose kind is known or guessed
-	hiDepth  int
+	// hiDepth is the deepest the scan went: for a phantom scan, above the
+	// level it started at; for any other, the document's deepest nesting
+	// so far.
+	hiDepth int
 }
 
 // status is how a scan ended: done (a whole valid document, or a phantom
@@ -79,6 +83,7 @@ func (sc *scanner) run() (st status, why reason) {
 		start   int
 		nameWhy reason // why a missing name fails: after '{' or after ','
 		inName  bool   // the string at start is a member name
+		limit   = sc.maxDepth
 		// The shortest scalar the sink records: minOwn bytes, or every
 		// one for a small document's builder (see smallDocument).
 		minScalar = minOwn
@@ -155,7 +160,7 @@ value:
 			sink.scalar(start, i)
 		}
 	case c == '{' || c == '[':
-		if depth == MaxDepth {
+		if depth == limit {
 			why = errDepth
 			goto out
 		}
@@ -171,7 +176,9 @@ value:
 			sc.setLevel(depth, count<<1)
 		}
 		depth++
-		hi = max(hi, depth)
+		// In a phantom scan, depth counts from the innermost container
+		// not closed yet: past k closed phantoms it is k levels shallower.
+		hi = max(hi, depth-len(sc.phantoms))
 		inObj, count = obj, 0
 		if sink != nil {
 			sink.open(start)
@@ -459,9 +466,10 @@ func typeOfFirst(c byte) Type {
 	return ""
 }
 
-// newScanner returns a scanner for a whole document.
+// newScanner returns a scanner for a whole document, with the nesting
+// limit MaxDepth.
 func newScanner(data []byte, lenient bool, sink *builder) scanner {
-	return scanner{data: data, lenient: lenient, sink: sink, stopAt: math.MaxInt}
+	return scanner{data: data, lenient: lenient, sink: sink, stopAt: math.MaxInt, maxDepth: MaxDepth}
 }
 
 // level returns level d of the stack: the state of the container at depth

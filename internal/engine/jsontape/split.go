@@ -66,7 +66,7 @@ func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 	// Whatever its size, a split document has the tape of a large one (the
 	// join works on postorder tapes).
 	first := newScanner(data, opts.AllowInvalidUTF8, &builder{})
-	first.stopAt = mid
+	first.stopAt, first.maxDepth = mid, opts.depth()
 	var (
 		second *scanner
 		comma  int // the ',' the second half starts after
@@ -89,7 +89,7 @@ func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 			}
 			s := skipWS(data, comma+1)
 			second = &scanner{data: data, lenient: opts.AllowInvalidUTF8, stopAt: math.MaxInt, phantom: true, i: s,
-				sink: &builder{phantom: true}}
+				sink: &builder{phantom: true}, maxDepth: first.maxDepth}
 			if st2, _ = second.run(); st2 == done || second.i-s >= guessFar {
 				return
 			}
@@ -108,7 +108,9 @@ func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 	if st == stopped {
 		if second != nil {
 			if join(&first, second, skipWS(data, comma+1), st2) {
-				return newIndex(data, first.top, preorder(&first.sink.tape, &second.sink.tape)), nil
+				ix := newIndex(data, first.top, preorder(&first.sink.tape, &second.sink.tape))
+				ix.deepest, ix.lenient = max(first.hiDepth, first.depth+second.hiDepth), opts.AllowInvalidUTF8
+				return ix, nil
 			}
 		}
 		// The halves do not meet: the first goes on alone.
@@ -116,9 +118,11 @@ func buildSplit(data []byte, opts Options, mid int) (*Index, *errcode.Error) {
 		st, why = first.run()
 	}
 	if st != done {
-		return nil, syntaxError(data, first.i, why)
+		return nil, syntaxError(data, first.i, why, first.maxDepth)
 	}
-	return newIndex(data, first.top, preorder(&first.sink.tape)), nil
+	ix := newIndex(data, first.top, preorder(&first.sink.tape))
+	ix.deepest, ix.lenient = first.hiDepth, opts.AllowInvalidUTF8
+	return ix, nil
 }
 
 // guessFar is how far a phantom scan must get for its guess to be kept.
@@ -157,7 +161,7 @@ func join(first, second *scanner, s int, secondSt status) bool {
 	d0 := first.depth
 	b1, b2 := first.sink, second.sink
 	if secondSt != done || first.i != s || len(second.phantoms) != d0 || len(b1.frames) != d0 ||
-		d0+second.hiDepth > MaxDepth {
+		d0+second.hiDepth > first.maxDepth {
 		return false
 	}
 	// Level d0 is the innermost open container; the stack holds the outer

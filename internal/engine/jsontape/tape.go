@@ -41,7 +41,7 @@ const MaxDepth = 1000
 func Validate(data []byte) (Type, *errcode.Error) {
 	sc := newScanner(data, false, nil)
 	if st, why := sc.run(); st != done {
-		return "", syntaxError(data, sc.i, why)
+		return "", syntaxError(data, sc.i, why, MaxDepth)
 	}
 	return sc.top, nil
 }
@@ -55,6 +55,19 @@ type Options struct {
 	// arguments uses it to answer raw invalid bytes with its own error
 	// code.
 	AllowInvalidUTF8 bool
+	// MaxDepth, when positive, replaces MaxDepth as the deepest nesting
+	// accepted: a JSON-RPC message may nest deeper than a result (the
+	// server accepts what encoding/json accepts, 10,000 levels), and the
+	// tool that reads a value of it judges that value's depth (Sub.Check).
+	MaxDepth int
+}
+
+// depth is the nesting limit of these options.
+func (o Options) depth() int {
+	if o.MaxDepth > 0 {
+		return o.MaxDepth
+	}
+	return MaxDepth
 }
 
 // Build validates data exactly as Validate does (same errors, same
@@ -83,10 +96,12 @@ func Build(data []byte, opts Options) (*Index, *errcode.Error) {
 	}{}
 	p.b.init(len(data), p.frames[:0])
 	sc := newScanner(data, opts.AllowInvalidUTF8, &p.b)
+	sc.maxDepth = opts.depth()
 	if st, why := sc.run(); st != done {
-		return nil, syntaxError(data, sc.i, why)
+		return nil, syntaxError(data, sc.i, why, sc.maxDepth)
 	}
 	p.ix.init(data, sc.top, p.b.finish())
+	p.ix.deepest, p.ix.lenient = sc.hiDepth, opts.AllowInvalidUTF8
 	return &p.ix, nil
 }
 
@@ -354,10 +369,12 @@ func preorder(parts ...*postTape) []entry {
 // use: 4 bytes per checkpoint of an array, 16 to 32 bytes per member of an
 // object.
 type Index struct {
-	data []byte
-	tape []entry // in document order
-	root Node
-	top  Type
+	data    []byte
+	tape    []entry // in document order
+	root    Node
+	top     Type
+	deepest int  // the deepest nesting of arrays and objects in data
+	lenient bool // built with AllowInvalidUTF8
 
 	mu   sync.Mutex
 	kids map[int]any // by tape entry: *arrayIndex or *objectIndex
@@ -384,3 +401,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\
 
 // Type returns the type of the document's value.
 func (ix *Index) Type() Type { return ix.top }
+
+// Footprint is the memory the index holds beside the document: its tape
+// (the indexes of large containers that lookups build later not counted).
+func (ix *Index) Footprint() int { return 12 * cap(ix.tape) }

@@ -26,7 +26,7 @@ var Malformed = []struct {
 	Body       string
 	Stdio      float64 // JSON-RPC error code over stdio
 	HTTP       float64 // ... and over HTTP
-	HTTPStatus int     // 400 when the transport refuses the body, 200 when mcp-go answers
+	HTTPStatus int     // 400 when the transport refuses the body, 200 when the dispatch answers
 	WantID     any
 	Note       string // why the stdio code differs from what JSON-RPC 2.0 prescribes, if it does
 }{
@@ -62,8 +62,8 @@ var Malformed = []struct {
 // OneReading are messages whose members differ from JSON-RPC's names only
 // by case, or that mix a request's members with a response's, or that nest
 // past the 1,000 levels of the tools' own JSON index: the transport decides
-// what each message is, and mcp-go acts on that decision alone. The same
-// table runs over stdio and over HTTP.
+// what each message is once, and answers it from that reading alone. The
+// same table runs over stdio and over HTTP.
 var OneReading = []struct {
 	Name       string
 	Body       string
