@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strconv"
 
 	"github.com/loom-results/loom-results/briefing"
 )
@@ -139,8 +138,7 @@ func (w *schemaWriter) value(b []byte, t reflect.Type, path string) []byte {
 	}
 	m := members{b: append(b, '{'), start: len(b) + 1}
 	if typ := jsonType(t, path); typ != "" && !k.stringOr {
-		m.key("type")
-		m.b = appendString(m.b, typ)
+		m.member("type", typ)
 	}
 	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 		m.key("items")
@@ -193,16 +191,20 @@ func (m *members) key(name string) {
 	m.b = append(appendString(m.b, name), ':')
 }
 
+// member writes the next member, its value v as marshal writes it.
+func (m *members) member(name string, v any) {
+	m.key(name)
+	m.b = append(m.b, marshal(v)...)
+}
+
 // write writes k's keywords, in the schemas' order; compact leaves out
 // all but enum and pattern.
 func (k keywords) write(m *members, compact bool) {
 	if k.enum != nil {
-		m.key("enum")
-		m.b = append(m.b, marshal(k.enum)...)
+		m.member("enum", k.enum)
 	}
 	if k.pattern != "" {
-		m.key("pattern")
-		m.b = appendString(m.b, k.pattern)
+		m.member("pattern", k.pattern)
 	}
 	if compact {
 		return
@@ -216,17 +218,14 @@ func (k keywords) write(m *members, compact bool) {
 		{"minItems", positive(k.minItems)}, {"maxItems", positive(k.maxItems)},
 	} {
 		if n.n != nil {
-			m.key(n.name)
-			m.b = strconv.AppendInt(m.b, *n.n, 10)
+			m.member(n.name, *n.n)
 		}
 	}
 	if k.dflt != nil {
-		m.key("default")
-		m.b = append(m.b, marshal(k.dflt)...)
+		m.member("default", k.dflt)
 	}
 	if k.description != "" {
-		m.key("description")
-		m.b = appendString(m.b, k.description)
+		m.member("description", k.description)
 	}
 }
 
