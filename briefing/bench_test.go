@@ -55,7 +55,7 @@ func BenchmarkInspect16MiB(b *testing.B) {
 	b.SetBytes(16 << 20)
 	for b.Loop() {
 		br := New(first.opts)
-		if e := br.Inspect([]string{"big.go"}); e[0].Err != nil {
+		if e := br.inspectPaths([]string{"big.go"}); e[0].Err != nil {
 			b.Fatal(e[0].Err)
 		}
 		br.Close()
@@ -66,13 +66,13 @@ func BenchmarkInspect16MiB(b *testing.B) {
 // the 16 MiB result.
 func BenchmarkGetLinesNearEnd(b *testing.B) {
 	br, lines := benchBriefing(b)
-	if e := br.Inspect([]string{"big.go"}); e[0].Err != nil {
+	if e := br.inspectPaths([]string{"big.go"}); e[0].Err != nil {
 		b.Fatal(e[0].Err)
 	}
 	first := int64(lines - 25)
 	last := first + 19
 	for b.Loop() {
-		if _, err := br.GetLines(Ref{Result: "r1"}, first, &last, false); err != nil {
+		if _, err := br.getLines(Ref{Result: "r1"}, first, &last, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -82,14 +82,14 @@ func BenchmarkGetLinesNearEnd(b *testing.B) {
 // references with a literal between each, as a large rewrite would.
 func BenchmarkExpand16MiB1000Parts(b *testing.B) {
 	br, lines := benchBriefing(b)
-	if e := br.Inspect([]string{"big.go"}); e[0].Err != nil {
+	if e := br.inspectPaths([]string{"big.go"}); e[0].Err != nil {
 		b.Fatal(e[0].Err)
 	}
 	args := compose1000(lines)
 	b.SetBytes(16 << 20)
 	for b.Loop() {
-		br.BeginStep()
-		if _, err := br.ExpandEdit(jsonSub(args)); err != nil {
+		br.beginStep()
+		if _, err := expandEdit(br, jsonSub(args)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -139,11 +139,11 @@ func benchmarkWriteFile5000Lines3Edits(b *testing.B) {
 	}
 	body := sb.String()
 	br := benchRoot(b, "w.go", body)
-	if e := br.Inspect([]string{"w.go"}); e[0].Err != nil {
+	if e := br.inspectPaths([]string{"w.go"}); e[0].Err != nil {
 		b.Fatal(e[0].Err)
 	}
 	path := filepath.Join(br.opts.Root.Dir(), "w.go")
-	req := WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[` +
+	req := WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[` +
 		`{"lines":[100,100],"text":"\tchanged100 := true\n"},` +
 		`{"before":2500,"text":"\t// inserted before 2500\n"},` +
 		`{"lines":[4900,4902],"text":""}]}`)}
@@ -153,9 +153,9 @@ func benchmarkWriteFile5000Lines3Edits(b *testing.B) {
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		br.BeginStep()
+		br.beginStep()
 		b.StartTimer()
-		if _, err := br.WriteFile(req); err != nil {
+		if _, err := writeFile(br, req); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -175,7 +175,7 @@ func BenchmarkInspectSizes(b *testing.B) {
 			b.SetBytes(int64(sb.Len()))
 			for b.Loop() {
 				br := New(first.opts)
-				if e := br.Inspect([]string{"f.go"}); e[0].Err != nil {
+				if e := br.inspectPaths([]string{"f.go"}); e[0].Err != nil {
 					b.Fatal(e[0].Err)
 				}
 				br.Close()
@@ -204,7 +204,7 @@ func BenchmarkInspectEndings16MiB(b *testing.B) {
 			b.SetBytes(int64(sb.Len()))
 			for b.Loop() {
 				br := New(first.opts)
-				if e := br.Inspect([]string{"f.go"}); e[0].Err != nil {
+				if e := br.inspectPaths([]string{"f.go"}); e[0].Err != nil {
 					b.Fatal(e[0].Err)
 				}
 				br.Close()
@@ -220,14 +220,14 @@ func BenchmarkInspectEndings16MiB(b *testing.B) {
 // so this is what finding it costs.
 func BenchmarkLookupTooLarge(b *testing.B) {
 	br, lines := benchBriefing(b)
-	if e := br.Inspect([]string{"big.go"}); e[0].Err != nil {
+	if e := br.inspectPaths([]string{"big.go"}); e[0].Err != nil {
 		b.Fatal(e[0].Err)
 	}
 	cfg := br.opts.Limits
 	cfg.MaxStepBytes = 4 << 10
 	tight := New(Options{Limits: cfg, Root: br.opts.Root})
 	b.Cleanup(tight.Close)
-	if e := tight.Inspect([]string{"big.go"}); e[0].Err != nil {
+	if e := tight.inspectPaths([]string{"big.go"}); e[0].Err != nil {
 		b.Fatal(e[0].Err)
 	}
 	all, some := int64(lines), int64(lines/2+200)
@@ -236,14 +236,14 @@ func BenchmarkLookupTooLarge(b *testing.B) {
 		b    *Briefing
 		call func(*Briefing) *errcode.Error
 	}{
-		{"lines", br, func(b *Briefing) *errcode.Error { _, err := b.GetLines(Ref{Result: "r1"}, 2, &all, false); return err }},
-		{"numbered", br, func(b *Briefing) *errcode.Error { _, err := b.GetLines(Ref{Result: "r1"}, 2, &all, true); return err }},
+		{"lines", br, func(b *Briefing) *errcode.Error { _, err := b.getLines(Ref{Result: "r1"}, 2, &all, false); return err }},
+		{"numbered", br, func(b *Briefing) *errcode.Error { _, err := b.getLines(Ref{Result: "r1"}, 2, &all, true); return err }},
 		{"range", br, func(b *Briefing) *errcode.Error {
-			_, err := b.GetRange(Ref{Result: "r1"}, new(int64(1)), nil)
+			_, err := b.getRange(Ref{Result: "r1"}, new(int64(1)), nil)
 			return err
 		}},
 		{"step", tight, func(b *Briefing) *errcode.Error {
-			_, err := b.GetLines(Ref{Result: "r1"}, int64(lines/2), &some, false)
+			_, err := b.getLines(Ref{Result: "r1"}, int64(lines/2), &some, false)
 			return err
 		}},
 	} {

@@ -1,8 +1,11 @@
 // Package briefing executes the tool operations of one briefing (SPEC
 // section 2): a client's store of results, its step budget, and the lookups
-// between them, with the checks of SPEC section 4 in their order. It knows
-// nothing of MCP: the server decodes arguments into the types here and
-// encodes the answers.
+// between them. Each tool has a request type here (requests.go), which the
+// binder fills from the call's arguments (args.go) and one operation runs
+// in the order of SPEC section 4 (OpOf, call.go): every check of a call has
+// its one place here. It knows nothing of MCP: the server names and
+// describes the tools, derives their input schemas from the request types,
+// and encodes the answers.
 package briefing
 
 import (
@@ -78,19 +81,14 @@ func (b *Briefing) Close() {
 // Budget returns the step budget as answers report it.
 func (b *Briefing) Budget() limits.Snapshot { return b.budget.Snapshot() }
 
-// StartLookup counts a lookup call and runs its first checks: a refused step
-// (step_refused), then the lookup count (lookup_limit). Every lookup tool
-// calls it before it looks at its arguments.
-func (b *Briefing) StartLookup() *errcode.Error { return b.budget.StartLookup() }
-
-// Stepped is the answer of BeginStep.
+// Stepped is the answer of begin_step.
 type Stepped struct {
 	Step   int64
 	Limits []limits.Limit
 }
 
-// BeginStep ends the current step and starts the next with a fresh budget.
-func (b *Briefing) BeginStep() Stepped {
+// beginStep ends the current step and starts the next with a fresh budget.
+func (b *Briefing) beginStep() Stepped {
 	return Stepped{Step: b.budget.BeginStep(), Limits: b.opts.Limits.Step()}
 }
 
@@ -102,24 +100,8 @@ type Ref struct {
 	Path   *string
 }
 
-// CheckRef validates a reference's form: a result or a path, not both
-// (SPEC section 4), and the digest's form: 12 to 64 hex digits, either
-// case, and only with a result. A nil Result means none was given.
-func CheckRef(result, sha256, path *string) (Ref, *errcode.Error) {
-	switch {
-	case (result == nil) == (path == nil):
-		return Ref{}, errcode.New(errcode.InvalidArgument, "give exactly one of result (a result ID) and path (a file under the root)")
-	case path != nil && sha256 != nil:
-		return Ref{}, errcode.New(errcode.InvalidArgument, "sha256 goes with result, not with path")
-	case path != nil:
-		return Ref{Path: path}, nil
-	}
-	ref := Ref{Result: *result, SHA256: sha256}
-	return ref, ref.Check()
-}
-
-// Check validates the digest's form: 12 to 64 hex digits, either case.
-func (r Ref) Check() *errcode.Error {
+// check validates the digest's form: 12 to 64 hex digits, either case.
+func (r Ref) check() *errcode.Error {
 	if r.SHA256 == nil {
 		return nil
 	}

@@ -35,7 +35,7 @@ func standard(t *testing.T) *Briefing {
 		"doc.json": doc,
 		"bad.json": `{"a":1,}`,
 	})
-	for i, e := range b.Inspect([]string{"a.txt", "doc.json", "bad.json"}) {
+	for i, e := range b.inspectPaths([]string{"a.txt", "doc.json", "bad.json"}) {
 		require.Nil(t, e.Err, "path %d", i)
 	}
 	return b
@@ -54,7 +54,7 @@ func code(t *testing.T, err *errcode.Error) errcode.Code {
 func TestGetLines(t *testing.T) {
 	t.Parallel()
 	b := standard(t)
-	got, err := b.GetLines(Ref{Result: "r1"}, 2, nil, false)
+	got, err := b.getLines(Ref{Result: "r1"}, 2, nil, false)
 	require.Nil(t, err)
 	assert.Equal(t, "two\nthree\n", got.Text)
 	assert.Equal(t, LineSelection{First: 2, Last: 3}, got.Selection)
@@ -76,9 +76,9 @@ func TestGetLinesNumbered(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxLookupBytes = 40
 	b := fixture(t, cfg, Legacy, map[string]string{"a.txt": strings.Join(lines, "") + "last"})
-	require.Nil(t, b.Inspect([]string{"a.txt"})[0].Err)
+	require.Nil(t, b.inspectPaths([]string{"a.txt"})[0].Err)
 
-	got, err := b.GetLines(Ref{Result: "r1"}, 9, ptr(int64(10)), true)
+	got, err := b.getLines(Ref{Result: "r1"}, 9, ptr(int64(10)), true)
 	require.Nil(t, err)
 	want := "9: l9\t\"x\"\r\n10: l10\t\"x\"\r\n"
 	assert.Equal(t, want, got.Text)
@@ -88,17 +88,17 @@ func TestGetLinesNumbered(t *testing.T) {
 	assert.Equal(t, got.EscapedBytes, got.Budget.BytesUsed)
 
 	// The last line keeps its missing newline; no last means the last line.
-	got, err = b.GetLines(Ref{Result: "r1"}, 121, nil, true)
+	got, err = b.getLines(Ref{Result: "r1"}, 121, nil, true)
 	require.Nil(t, err)
 	assert.Equal(t, "121: last", got.Text)
 
 	// The numbers count against the lookup cap (40 here): lines 99-101 are
 	// 9+10+10 bytes unnumbered, 14 more with "99: ", "100: " and "101: ".
-	got, err = b.GetLines(Ref{Result: "r1"}, 99, ptr(int64(101)), false)
+	got, err = b.getLines(Ref{Result: "r1"}, 99, ptr(int64(101)), false)
 	require.Nil(t, err)
 	assert.Equal(t, int64(29), got.Bytes)
 	used := b.Budget().BytesUsed
-	_, err = b.GetLines(Ref{Result: "r1"}, 99, ptr(int64(101)), true)
+	_, err = b.getLines(Ref{Result: "r1"}, 99, ptr(int64(101)), true)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
 	assert.Equal(t, new(int64(43)), err.Size)
@@ -125,11 +125,11 @@ func TestNumberWidths(t *testing.T) {
 func TestGetRangeDefaults(t *testing.T) {
 	t.Parallel()
 	b := standard(t)
-	got, err := b.GetRange(Ref{Result: "r1"}, nil, nil)
+	got, err := b.getRange(Ref{Result: "r1"}, nil, nil)
 	require.Nil(t, err)
 	assert.Equal(t, "one\ntwo\nthree\n", got.Text)
 	assert.Equal(t, ByteSelection{0, 14}, got.Selection)
-	got, err = b.GetRange(Ref{Result: "r1"}, ptr(int64(4)), nil)
+	got, err = b.getRange(Ref{Result: "r1"}, ptr(int64(4)), nil)
 	require.Nil(t, err)
 	assert.Equal(t, ByteSelection{4, 14}, got.Selection)
 }
@@ -158,7 +158,7 @@ func TestGetJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := b.GetJSON(Ref{Result: "r2"}, tt.pointer, tt.as)
+			got, err := b.getJSON(Ref{Result: "r2"}, tt.pointer, tt.as)
 			if tt.code != "" {
 				assert.Equal(t, tt.code, code(t, err))
 				return
@@ -174,7 +174,7 @@ func TestGetJSON(t *testing.T) {
 func TestLoneSurrogateOffset(t *testing.T) {
 	t.Parallel()
 	b := standard(t)
-	_, err := b.GetJSON(Ref{Result: "r2"}, "/s", AsString)
+	_, err := b.getJSON(Ref{Result: "r2"}, "/s", AsString)
 	require.NotNil(t, err)
 	assert.Equal(t, new(int64(strings.Index(doc, `\ud800`))), err.Offset)
 }
@@ -189,31 +189,31 @@ func TestCheckOrder(t *testing.T) {
 		want errcode.Code
 	}{
 		{"unknown result before digest", func(b *Briefing) *errcode.Error {
-			_, err := b.GetLines(Ref{Result: "r9", SHA256: wrong}, 1, nil, false)
+			_, err := b.getLines(Ref{Result: "r9", SHA256: wrong}, 1, nil, false)
 			return err
 		}, errcode.UnknownResult},
 		{"digest before a bad range", func(b *Briefing) *errcode.Error {
-			_, err := b.GetLines(Ref{Result: "r1", SHA256: wrong}, 99, nil, false)
+			_, err := b.getLines(Ref{Result: "r1", SHA256: wrong}, 99, nil, false)
 			return err
 		}, errcode.DigestMismatch},
 		{"digest even when the selection is valid", func(b *Briefing) *errcode.Error {
-			_, err := b.GetRange(Ref{Result: "r1", SHA256: wrong}, nil, nil)
+			_, err := b.getRange(Ref{Result: "r1", SHA256: wrong}, nil, nil)
 			return err
 		}, errcode.DigestMismatch},
 		{"pointer syntax before invalid JSON", func(b *Briefing) *errcode.Error {
-			_, err := b.GetJSON(Ref{Result: "r3"}, "a", AsLexeme)
+			_, err := b.getJSON(Ref{Result: "r3"}, "a", AsLexeme)
 			return err
 		}, errcode.InvalidPointer},
 		{"invalid JSON before the selection", func(b *Briefing) *errcode.Error {
-			_, err := b.GetJSON(Ref{Result: "r3"}, "/zzz", AsLexeme)
+			_, err := b.getJSON(Ref{Result: "r3"}, "/zzz", AsLexeme)
 			return err
 		}, errcode.InvalidJSON},
 		{"invalid JSON on a text result", func(b *Briefing) *errcode.Error {
-			_, err := b.GetJSON(Ref{Result: "r1"}, "", AsLexeme)
+			_, err := b.getJSON(Ref{Result: "r1"}, "", AsLexeme)
 			return err
 		}, errcode.InvalidJSON},
 		{"selection before the caps", func(b *Briefing) *errcode.Error {
-			_, err := b.GetLines(Ref{Result: "r1"}, 0, nil, false)
+			_, err := b.getLines(Ref{Result: "r1"}, 0, nil, false)
 			return err
 		}, errcode.InvalidRange},
 	}
@@ -227,24 +227,24 @@ func TestCheckOrder(t *testing.T) {
 func TestDigestPrefix(t *testing.T) {
 	t.Parallel()
 	b := standard(t)
-	full, err := b.GetRange(Ref{Result: "r1"}, nil, nil)
+	full, err := b.getRange(Ref{Result: "r1"}, nil, nil)
 	require.Nil(t, err)
 	for _, d := range []string{full.SHA256[:12], strings.ToUpper(full.SHA256[:20]), full.SHA256} {
-		_, err := b.GetRange(Ref{Result: "r1", SHA256: &d}, ptr(int64(0)), ptr(int64(1)))
+		_, err := b.getRange(Ref{Result: "r1", SHA256: &d}, ptr(int64(0)), ptr(int64(1)))
 		assert.Nil(t, err, d)
 	}
 	flipped := "0"
 	if full.SHA256[0] == '0' {
 		flipped = "1"
 	}
-	_, err = b.GetRange(Ref{Result: "r1", SHA256: ptr(flipped + full.SHA256[1:12])}, nil, nil)
+	_, err = b.getRange(Ref{Result: "r1", SHA256: ptr(flipped + full.SHA256[1:12])}, nil, nil)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.DigestMismatch, err.Code)
 	assert.Contains(t, err.Msg, full.SHA256[:12])
 	assert.NotContains(t, err.Msg, full.SHA256[:13])
 
 	for _, d := range []string{full.SHA256[:11], full.SHA256[:11] + "x", full.SHA256 + "0", "g" + full.SHA256[1:12]} {
-		assert.Equal(t, errcode.InvalidArgument, code(t, Ref{Result: "r1", SHA256: &d}.Check()), d)
+		assert.Equal(t, errcode.InvalidArgument, code(t, Ref{Result: "r1", SHA256: &d}.check()), d)
 	}
 }
 
@@ -254,17 +254,17 @@ func TestLookupBudget(t *testing.T) {
 	cfg.MaxLookups = 1
 	cfg.MaxLookupBytes = 5
 	b := fixture(t, cfg, Legacy, map[string]string{"a.txt": "one\ntwo\nthree\n"})
-	b.Inspect([]string{"a.txt"})
-	require.Nil(t, b.StartLookup())
-	_, err := b.GetLines(Ref{Result: "r1"}, 1, nil, false)
+	b.inspectPaths([]string{"a.txt"})
+	require.Nil(t, b.budget.StartLookup())
+	_, err := b.getLines(Ref{Result: "r1"}, 1, nil, false)
 	assert.Equal(t, errcode.LookupTooLarge, code(t, err))
 	assert.Equal(t, int64(0), b.Budget().BytesUsed)
-	assert.Equal(t, errcode.LookupLimit, code(t, b.StartLookup()))
-	assert.Equal(t, errcode.StepRefused, code(t, b.StartLookup()))
-	s := b.BeginStep()
+	assert.Equal(t, errcode.LookupLimit, code(t, b.budget.StartLookup()))
+	assert.Equal(t, errcode.StepRefused, code(t, b.budget.StartLookup()))
+	s := b.beginStep()
 	assert.Equal(t, int64(2), s.Step)
 	assert.Len(t, s.Limits, 9)
-	require.Nil(t, b.StartLookup())
+	require.Nil(t, b.budget.StartLookup())
 }
 
 func TestFind(t *testing.T) {
@@ -272,7 +272,7 @@ func TestFind(t *testing.T) {
 	b := standard(t)
 	m, err := selectors.NewMatcher(selectors.Patterns{List: []string{"t"}})
 	require.Nil(t, err)
-	got, err := b.Find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 1})
+	got, err := b.find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 1})
 	require.Nil(t, err)
 	assert.Equal(t, "2: two\n… 1 more\n", got.Text)
 	assert.Equal(t, 2, got.Total)
@@ -281,7 +281,7 @@ func TestFind(t *testing.T) {
 	assert.Equal(t, limits.EscapedSize(got.Text), got.EscapedBytes)
 
 	m, _ = selectors.NewMatcher(selectors.Patterns{List: []string{"zzz"}})
-	got, err = b.Find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 20})
+	got, err = b.find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 20})
 	require.Nil(t, err)
 	assert.Equal(t, "", got.Text)
 	assert.Equal(t, []selectors.Match{}, got.Matches)
@@ -293,13 +293,13 @@ func TestListResults(t *testing.T) {
 	cfg.PageSize = 2
 	b := fixture(t, cfg, Legacy, map[string]string{"a": "1", "b": "2", "c": "3"})
 
-	empty, err := b.ListResults(0, nil)
+	empty, err := b.listResults(0, nil)
 	require.Nil(t, err)
 	assert.Equal(t, int64(1), empty.Pages)
 	assert.Equal(t, `{"page":0,"pages":1,"total":0,"results":[],"next":null}`, empty.Text)
 
-	b.Inspect([]string{"a", "b", "c"})
-	p, err := b.ListResults(0, nil)
+	b.inspectPaths([]string{"a", "b", "c"})
+	p, err := b.listResults(0, nil)
 	require.Nil(t, err)
 	assert.Equal(t, int64(2), p.Pages)
 	assert.Equal(t, int64(3), p.Total)
@@ -312,21 +312,21 @@ func TestListResults(t *testing.T) {
 	assert.NotContains(t, p.Text, "budget")
 	assert.Equal(t, limits.EscapedSize(p.Text), p.Budget.BytesUsed-empty.Budget.BytesUsed)
 
-	last, err := b.ListResults(1, nil)
+	last, err := b.listResults(1, nil)
 	require.Nil(t, err)
 	assert.Nil(t, last.Next)
 	assert.Equal(t, "r3", *last.Results[0].ID)
 
-	_, err = b.ListResults(2, nil)
+	_, err = b.listResults(2, nil)
 	assert.Equal(t, errcode.InvalidRange, code(t, err))
-	_, err = b.ListResults(-1, nil)
+	_, err = b.listResults(-1, nil)
 	assert.Equal(t, errcode.InvalidRange, code(t, err))
 	one := int64(1)
-	p, err = b.ListResults(2, &one)
+	p, err = b.listResults(2, &one)
 	require.Nil(t, err)
 	assert.Equal(t, int64(3), p.Pages)
-	assert.Equal(t, errcode.InvalidArgument, code(t, b.CheckPageSize(3)))
-	assert.Equal(t, errcode.InvalidArgument, code(t, b.CheckPageSize(0)))
+	assert.Equal(t, errcode.InvalidArgument, code(t, b.checkPageSize(3)))
+	assert.Equal(t, errcode.InvalidArgument, code(t, b.checkPageSize(0)))
 }
 
 func TestInspect(t *testing.T) {
@@ -336,7 +336,7 @@ func TestInspect(t *testing.T) {
 	cfg.PreviewBytes = 3
 	files := map[string]string{"a.txt": "hello\n", "b.txt": "world\n", "bad.bin": "a\xffb", "dir/x": "x"}
 	legacy := fixture(t, cfg, Legacy, files)
-	got := legacy.Inspect([]string{"a.txt", "./a.txt", "b.txt", "bad.bin", "dir", "../a.txt"})
+	got := legacy.inspectPaths([]string{"a.txt", "./a.txt", "b.txt", "bad.bin", "dir", "../a.txt"})
 	require.Nil(t, got[0].Err)
 	assert.Equal(t, "r1", *got[0].Descriptor.ID)
 	assert.Equal(t, "hel", *got[0].Descriptor.Preview)
@@ -355,16 +355,16 @@ func TestInspect(t *testing.T) {
 	assert.Equal(t, errcode.PathOutsideRoot, code(t, got[5].Err))
 
 	bounded := fixture(t, cfg, Bounded, files)
-	got = bounded.Inspect([]string{"a.txt", "b.txt", "a.txt"})
+	got = bounded.inspectPaths([]string{"a.txt", "b.txt", "a.txt"})
 	require.Nil(t, got[0].Err)
 	assert.Nil(t, got[0].Descriptor.Preview)
 	assert.Equal(t, errcode.StoreFull, code(t, got[1].Err))
 	require.Nil(t, got[2].Err, "the other paths are still read")
 	assert.True(t, *got[2].Descriptor.Reused)
 
-	assert.Equal(t, errcode.InvalidArgument, code(t, CheckPaths(nil)))
-	assert.Equal(t, errcode.InvalidArgument, code(t, CheckPaths(make([]string, 65))))
-	assert.Nil(t, CheckPaths(make([]string, 64)))
+	assert.Equal(t, errcode.InvalidArgument, code(t, checkPaths(nil)))
+	assert.Equal(t, errcode.InvalidArgument, code(t, checkPaths(make([]string, 65))))
+	assert.Nil(t, checkPaths(make([]string, 64)))
 }
 
 func TestInspectTooLarge(t *testing.T) {
@@ -372,7 +372,7 @@ func TestInspectTooLarge(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxResultBytes = 4
 	b := fixture(t, cfg, Legacy, map[string]string{"big": "12345", "ok": "1234"})
-	got := b.Inspect([]string{"big", "ok"})
+	got := b.inspectPaths([]string{"big", "ok"})
 	assert.Equal(t, errcode.TooLarge, code(t, got[0].Err))
 	assert.Nil(t, got[1].Err)
 }
@@ -389,7 +389,7 @@ func TestInspectOverIndexLimit(t *testing.T) {
 	huge := filepath.Join(b.opts.Root.Dir(), "huge")
 	require.NoError(t, os.WriteFile(huge, nil, 0o644))
 	require.NoError(t, os.Truncate(huge, selectors.MaxSize+1))
-	got := b.Inspect([]string{"huge", "ok"})
+	got := b.inspectPaths([]string{"huge", "ok"})
 	require.NotNil(t, got[0].Err)
 	assert.Equal(t, errcode.TooLarge, got[0].Err.Code)
 	assert.Equal(t, new(int64(selectors.MaxSize+1)), got[0].Err.Size)

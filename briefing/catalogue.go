@@ -59,20 +59,23 @@ func (p *Page) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// CheckPageSize validates list_results' page_size (an argument check):
+// TextContent is the page as compact JSON, the answer's text content.
+func (p *Page) TextContent() string { return p.Text }
+
+// checkPageSize validates list_results' page_size (an argument check):
 // 1 to --page-size.
-func (b *Briefing) CheckPageSize(size int64) *errcode.Error {
+func (b *Briefing) checkPageSize(size int64) *errcode.Error {
 	if size < 1 || size > b.opts.Limits.PageSize {
 		return errcode.New(errcode.InvalidArgument, "page_size %d outside 1-%d", size, b.opts.Limits.PageSize)
 	}
 	return nil
 }
 
-// ListResults returns page page of the retained results, oldest first, size
+// listResults returns page page of the retained results, oldest first, size
 // a page (nil: --page-size). Its text content, which the lookup returns and
 // is charged for, is the page as compact JSON without budget, each sha256 cut
 // to 12 hex digits.
-func (b *Briefing) ListResults(page int64, size *int64) (*Page, *errcode.Error) {
+func (b *Briefing) listResults(page int64, size *int64) (*Page, *errcode.Error) {
 	n := b.opts.Limits.PageSize
 	if size != nil {
 		n = *size

@@ -23,17 +23,17 @@ func TestListResultsText(t *testing.T) {
 	b := fixture(t, cfg, Legacy, map[string]string{
 		"a<b>&c.txt": "x\n", "doc.json": `{"k": [1, 2]}`, "é/ü.go": "package ü\n", "empty": "",
 	})
-	b.Inspect([]string{"a<b>&c.txt", "doc.json", "é/ü.go", "empty"})
+	b.inspectPaths([]string{"a<b>&c.txt", "doc.json", "é/ü.go", "empty"})
 	code, timedOut := int64(-1), true
-	_, err := b.RetainOutput(Output{Label: `go test "./..." <&>`, Text: "FAIL\n", ExitCode: &code, TimedOut: &timedOut, DroppedBytes: 7})
+	_, err := b.retainOutput(Output{Label: `go test "./..." <&>`, Text: "FAIL\n", ExitCode: &code, TimedOut: &timedOut, DroppedBytes: 7})
 	require.Nil(t, err)
-	_, err = b.RetainOutput(Output{Label: "ok", Text: "ok\n", Complete: true})
+	_, err = b.retainOutput(Output{Label: "ok", Text: "ok\n", Complete: true})
 	require.Nil(t, err)
-	_, err = b.ExpandEdit(jsonSub(`{"path": "n.go", "content": {"$compose": [{"result": "r3"}, "// more\n"]}}`))
+	_, err = expandEdit(b, jsonSub(`{"path": "n.go", "content": {"$compose": [{"result": "r3"}, "// more\n"]}}`))
 	require.Nil(t, err)
 
 	for page := int64(0); page < 3; page++ {
-		p, err := b.ListResults(page, nil)
+		p, err := b.listResults(page, nil)
 		require.Nil(t, err)
 		short := *p
 		short.Budget = nil
@@ -48,7 +48,7 @@ func TestListResultsText(t *testing.T) {
 		require.NoError(t, enc.Encode(short))
 		assert.Equal(t, string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), p.Text, "page %d", page)
 	}
-	p, err := b.ListResults(0, nil)
+	p, err := b.listResults(0, nil)
 	require.Nil(t, err)
 	assert.Equal(t, results.KindFile, p.Results[0].Source.Kind)
 }

@@ -22,14 +22,14 @@ import (
 func TestWriteFileConflict(t *testing.T) {
 	t.Parallel()
 	const a = "one\ntwo\nthree\n" // r1
-	spliceR1 := WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[1,1],"text":"1\n"}]}`)}
+	spliceR1 := WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"lines":[1,1],"text":"1\n"}]}`)}
 	many := strings.Repeat("x\n", 20)
 	tests := []struct {
 		name    string
 		cfg     func(*limits.Config)
 		policy  Policy
 		before  func(t *testing.T, b *Briefing, dir string) // changes behind the server's back
-		req     WriteRequest
+		req     WriteFileRequest
 		msg     string
 		size    *int64
 		sha256  *string // nil: null
@@ -56,7 +56,7 @@ func TestWriteFileConflict(t *testing.T) {
 		{
 			name: "the current text reused",
 			before: func(t *testing.T, b *Briefing, _ string) {
-				_, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[2,2],"text":"2\n"}]}`)})
+				_, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"lines":[2,2],"text":"2\n"}]}`)})
 				require.Nil(t, err) // the write retains r3
 			},
 			req:  spliceR1,
@@ -66,21 +66,21 @@ func TestWriteFileConflict(t *testing.T) {
 		},
 		{
 			name: "no base over a file inspected already",
-			req:  WriteRequest{Path: str("a.txt"), Text: str("x")},
+			req:  WriteFileRequest{Path: str("a.txt"), Text: str("x")},
 			msg: `file "a.txt" exists (14 bytes) and write_file never overwrites text you have not seen; ` +
 				`its current text is r1: make the edit on r1, with base r1`,
 			size: new(int64(14)), sha256: new(hexSum256(a)), current: new("r1"), results: 2,
 		},
 		{
 			name: "no base over a file never inspected",
-			req:  WriteRequest{Path: str("dir/d.txt"), Text: str("x")},
+			req:  WriteFileRequest{Path: str("dir/d.txt"), Text: str("x")},
 			msg: `file "dir/d.txt" exists (2 bytes) and write_file never overwrites text you have not seen; ` +
 				`its current text is r3: make the edit on r3, with base r3`,
 			size: new(int64(2)), sha256: new(hexSum256("d\n")), current: new("r3"), results: 3,
 		},
 		{
 			name: "a base read from another file",
-			req:  WriteRequest{Path: str("dir/d.txt"), Text: str("x"), Base: str("r1")},
+			req:  WriteFileRequest{Path: str("dir/d.txt"), Text: str("x"), Base: str("r1")},
 			msg:  `file "dir/d.txt" does not hold r1's text (14 -> 2 bytes); its current text is r3: make the edit on r3`,
 			size: new(int64(2)), sha256: new(hexSum256("d\n")), current: new("r3"),
 			diff: new("@@ -1,3 +1,1 @@\n-one\n-two\n-three\n+d\n"), results: 3,
@@ -121,7 +121,7 @@ func TestWriteFileConflict(t *testing.T) {
 		{
 			name:   "a full store, legacy",
 			cfg:    func(c *limits.Config) { c.MaxResults = 2 },
-			before: rewrite("a.txt", a+"four\n"), req: WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)},
+			before: rewrite("a.txt", a+"four\n"), req: WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`)},
 			msg:  `file "a.txt" changed since r1 was read (14 -> 19 bytes); its current text cannot be retained (the store is full)`,
 			size: new(int64(19)), results: 2,
 		},
@@ -129,7 +129,7 @@ func TestWriteFileConflict(t *testing.T) {
 			name:   "a full store, bounded",
 			cfg:    func(c *limits.Config) { c.MaxResults = 2 },
 			policy: Bounded,
-			before: rewrite("a.txt", a+"four\n"), req: WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)},
+			before: rewrite("a.txt", a+"four\n"), req: WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`)},
 			msg: `file "a.txt" changed since r1 was read (14 -> 19 bytes); its current text cannot be retained ` +
 				`(error store_full: a 19-byte result does not fit: the store holds 2 of 2 results and 17 of 67108864 bytes (at most 16777216 a result))`,
 			size: new(int64(19)), results: 2,
@@ -151,7 +151,7 @@ func TestWriteFileConflict(t *testing.T) {
 				tt.before(t, b, dir)
 			}
 			files := readTree(t, dir)
-			w, err := b.WriteFile(tt.req)
+			w, err := writeFile(b, tt.req)
 			assert.Nil(t, w)
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.Conflict, err.Code)
@@ -196,10 +196,10 @@ func TestWriteFileConflictThenEdit(t *testing.T) {
 	t.Parallel()
 	b, dir := writeBriefing(t, limits.Defaults(), Legacy, limits.ClientSteps)
 	rewrite("a.txt", "zero\none\ntwo\nthree\n")(t, b, dir)
-	_, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[3,3],"text":"THREE\n"}]}`)})
+	_, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"lines":[3,3],"text":"THREE\n"}]}`)})
 	require.NotNil(t, err)
 	require.Equal(t, new("r3"), err.File.Current)
-	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r3","edits":[{"lines":[4,4],"text":"THREE\n"}]}`)})
+	w, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r3","edits":[{"lines":[4,4],"text":"THREE\n"}]}`)})
 	require.Nil(t, err)
 	assert.Equal(t, new("r3"), w.Base)
 	assert.Equal(t, "zero\none\ntwo\nTHREE\n", readTree(t, dir)["a.txt"])

@@ -52,9 +52,8 @@ type Expanded struct {
 	Text       string          `json:"-"`
 }
 
-// CheckEdit answers step_refused when the step was refused; expand_edit
-// calls it before it looks at its arguments.
-func (b *Briefing) CheckEdit() *errcode.Error { return b.budget.CheckEdit() }
+// TextContent is a line per expansion, the answer's text content.
+func (x *Expanded) TextContent() string { return x.Text }
 
 // The reserved members of SPEC 5.1 and 5.2.
 const (
@@ -73,28 +72,31 @@ type node struct {
 	parts  int
 }
 
-// ExpandEdit resolves every $compose and $splice node of args (SPEC 5.1,
-// 5.2) and returns the arguments with each node replaced by its text. It is
-// all or nothing: the first node or part that does not resolve fails the
-// call with unresolved_edit and refuses the step. Each expansion is retained
-// as a result of source kind edit.
+// checkEditArguments checks expand_edit's arguments (SPEC 5.1): an
+// object, with no raw invalid UTF-8 outside its nodes, which makes the
+// arguments themselves malformed: an argument check, which comes before
+// any node resolves (SPEC section 4's order) and so refuses nothing.
+func checkEditArguments(args jsontape.Sub) *errcode.Error {
+	if k := args.Kind(); k != jsontape.Object {
+		return errcode.New(errcode.InvalidArgument, "arguments must be a JSON object, not %s", k)
+	}
+	return newExpander(nil, args).walk(args.Node, false)
+}
+
+// expandEdit resolves every $compose and $splice node of args (SPEC 5.1,
+// 5.2), once they are checked (checkEditArguments), and returns the
+// arguments with each node replaced by its text. It is all or nothing:
+// the first node or part that does not resolve fails the call with
+// unresolved_edit and refuses the step. Each expansion is retained as a
+// result of source kind edit.
 //
 // args is a value of an index already built (the tool call's message's,
 // with raw invalid UTF-8 allowed), read where it is: an edit's arguments
 // may be megabytes, and are never scanned again.
-func (b *Briefing) ExpandEdit(args jsontape.Sub) (*Expanded, *errcode.Error) {
+func (b *Briefing) expandEdit(args jsontape.Sub) (*Expanded, *errcode.Error) {
 	ix, root := args.Index, args.Node
-	if ix.Kind(root) != jsontape.Object {
-		return nil, errcode.New(errcode.InvalidArgument, "arguments must be a JSON object, not %s", ix.Kind(root))
-	}
 	e := newExpander(b, args)
 	var err *errcode.Error
-	// Raw invalid UTF-8 outside the nodes makes the arguments themselves
-	// malformed: an argument check, which comes before any node resolves
-	// (SPEC section 4's order) and so refuses nothing.
-	if err := e.walk(root, false); err != nil {
-		return nil, err
-	}
 	if reserved(ix, root) {
 		err = b.unresolved("", errcode.New(errcode.InvalidArgument,
 			"arguments itself cannot be a %s or %s node; put the node under a member such as content", composeKey, spliceKey))
@@ -414,12 +416,12 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 		if r.pointer == nil {
 			return r, errcode.New(errcode.InvalidArgument, "as goes with pointer only")
 		}
-		if err := CheckAs(*as); err != nil {
+		if err := checkAs(*as); err != nil {
 			return r, err
 		}
 		r.as = *as
 	}
-	return r, r.ref.Check()
+	return r, r.ref.check()
 }
 
 func (e *expander) str(v NodeID, name string) (string, *errcode.Error) {

@@ -67,7 +67,7 @@ func quote(t *testing.T, s string) string {
 func fuzzBriefing(t *testing.T, text string) *Briefing {
 	b := New(Options{Limits: limits.Defaults(), Policy: Legacy})
 	t.Cleanup(b.Close)
-	d, err := b.RetainOutput(Output{Label: "fuzz", Text: text, Complete: true})
+	d, err := b.retainOutput(Output{Label: "fuzz", Text: text, Complete: true})
 	require.Nil(t, err)
 	require.Equal(t, "r1", *d.ID)
 	return b
@@ -150,7 +150,7 @@ func FuzzCompose(f *testing.F) {
 			}
 		}
 		args := `{"path":"f.txt","content":{"$compose":[` + strings.Join(parts, ",") + `]}}`
-		got, err := b.ExpandEdit(jsonSub(args))
+		got, err := expandEdit(b, jsonSub(args))
 		require.Nil(t, err, "%s", args)
 		checkExpansion(t, b, got, want.String(), len(parts))
 	})
@@ -314,7 +314,7 @@ func FuzzSplice(f *testing.F) {
 			// the same line, or the same lines twice).
 			list = append(list, edits[len(edits)-1].json)
 			args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
-			_, err := b.ExpandEdit(jsonSub(args))
+			_, err := expandEdit(b, jsonSub(args))
 			if i, msg, ok := failing(edits, len(list), n, finalNewline); ok {
 				requireCause(t, err, args, i, msg)
 				return
@@ -327,7 +327,7 @@ func FuzzSplice(f *testing.F) {
 			return
 		}
 		args := `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
-		got, err := b.ExpandEdit(jsonSub(args))
+		got, err := expandEdit(b, jsonSub(args))
 		if i, msg, ok := failing(edits, len(edits), n, finalNewline); ok {
 			requireCause(t, err, args, i, msg)
 			return

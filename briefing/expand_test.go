@@ -40,7 +40,7 @@ func editBriefing(t *testing.T, cfg limits.Config, policy Policy) *Briefing {
 		names = append(names, f.name)
 	}
 	b := fixture(t, cfg, policy, files)
-	for i, e := range b.Inspect(names) {
+	for i, e := range b.inspectPaths(names) {
 		require.Nil(t, e.Err, names[i])
 		require.Equal(t, "r"+strconv.Itoa(i+1), *e.Descriptor.ID)
 	}
@@ -53,7 +53,7 @@ func hexSum(s string) string {
 }
 
 func expand(b *Briefing, args string) (*Expanded, *errcode.Error) {
-	return b.ExpandEdit(jsonSub(args))
+	return expandEdit(b, jsonSub(args))
 }
 
 // unresolved checks that err is unresolved_edit and returns its at and
@@ -582,7 +582,7 @@ func TestExpandInvalidArguments(t *testing.T) {
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.InvalidArgument, err.Code, err.Error())
 			assert.False(t, b.Budget().Refused, "an argument error refuses nothing")
-			assert.Nil(t, b.CheckEdit())
+			assert.Nil(t, b.budget.CheckEdit())
 			assert.Equal(t, len(editFiles), b.store.Len())
 		})
 	}
@@ -614,13 +614,13 @@ func TestExpandStepRefusal(t *testing.T) {
 	_, err := expand(b, `{"c":{"$compose":[{"result":"r99"}]}}`)
 	unresolved(t, err)
 	assert.True(t, b.Budget().Refused)
-	assert.Equal(t, errcode.StepRefused, code(t, b.CheckEdit()), "the next expand_edit")
-	assert.Equal(t, errcode.StepRefused, code(t, b.StartLookup()), "the next lookup")
-	assert.Equal(t, errcode.StepRefused, code(t, b.CheckEdit()), "until begin_step")
-	s := b.BeginStep()
+	assert.Equal(t, errcode.StepRefused, code(t, b.budget.CheckEdit()), "the next expand_edit")
+	assert.Equal(t, errcode.StepRefused, code(t, b.budget.StartLookup()), "the next lookup")
+	assert.Equal(t, errcode.StepRefused, code(t, b.budget.CheckEdit()), "until begin_step")
+	s := b.beginStep()
 	assert.Equal(t, int64(2), s.Step)
-	assert.Nil(t, b.CheckEdit())
-	assert.Nil(t, b.StartLookup())
+	assert.Nil(t, b.budget.CheckEdit())
+	assert.Nil(t, b.budget.StartLookup())
 	got, err := expand(b, `{"c":{"$compose":[{"result":"r1"}]}}`)
 	require.Nil(t, err)
 	assert.Equal(t, "r7", *got.Expansions[0].Result)
@@ -629,11 +629,11 @@ func TestExpandStepRefusal(t *testing.T) {
 
 	// A malformed node refuses the step as well, arguments itself included.
 	for _, args := range []string{`{"c":{"$compose":"x"}}`, `{"$compose":[]}`, `{"c":{"$splice":{"result":"r1","edits":[5]}}}`} {
-		b.BeginStep()
+		b.beginStep()
 		_, err := expand(b, args)
 		unresolved(t, err)
 		assert.True(t, b.Budget().Refused, args)
-		assert.Equal(t, errcode.StepRefused, code(t, b.CheckEdit()), args)
+		assert.Equal(t, errcode.StepRefused, code(t, b.budget.CheckEdit()), args)
 	}
 }
 
@@ -740,7 +740,7 @@ func TestExpandCap(t *testing.T) {
 	at, cause := unresolved(t, err)
 	assert.Equal(t, "/b/$compose/0", at)
 	assert.Equal(t, errcode.UnknownResult, cause.Code)
-	b.BeginStep()
+	b.beginStep()
 
 	// Exactly the cap passes; then one more byte does not.
 	got, err := expand(b, `{"a":{"$compose":[{"result":"r1"},"123456"]}}`)
@@ -755,10 +755,10 @@ func TestExpandCap(t *testing.T) {
 	got, err = expand(b, `{"a":{"$compose":[]},"b":{"$splice":{"result":"r6","edits":[]}}}`)
 	require.Nil(t, err)
 	assert.Len(t, got.Expansions, 2)
-	assert.Nil(t, b.CheckEdit(), "expansion_too_large does not refuse the step")
+	assert.Nil(t, b.budget.CheckEdit(), "expansion_too_large does not refuse the step")
 
 	// A splice counts its whole resulting text, not its edits.
-	b.BeginStep()
+	b.beginStep()
 	_, err = expand(b, `{"a":{"$splice":{"result":"r1","edits":[{"before":1,"text":"123456\n"}]}}}`) // 14 + 7
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
@@ -821,7 +821,7 @@ func TestExpandBoundedStoreFull(t *testing.T) {
 	// An unresolved part wins over a full store.
 	_, err = expand(b, `{"a":{"$compose":["x"]},"b":{"$compose":["y"]},"c":{"$compose":[5]}}`)
 	unresolved(t, err)
-	b.BeginStep()
+	b.beginStep()
 
 	// The expansion cap is checked before the store.
 	cfg.MaxExpandBytes = 1
@@ -865,7 +865,7 @@ func TestExpandProcessQuota(t *testing.T) {
 	quota := results.NewQuota(10)
 	other := New(Options{Limits: cfg, Policy: Bounded, Quota: quota})
 	t.Cleanup(other.Close)
-	_, err := other.RetainOutput(Output{Label: "a", Text: "12345678"})
+	_, err := other.retainOutput(Output{Label: "a", Text: "12345678"})
 	require.Nil(t, err)
 
 	b := New(Options{Limits: cfg, Policy: Bounded, Quota: quota})
@@ -891,7 +891,7 @@ func TestExpandProcessQuota(t *testing.T) {
 }
 
 // jsonSub indexes a JSON value as the transport indexes a message (raw invalid
-// UTF-8 allowed), for ExpandEdit and WriteRequest.
+// UTF-8 allowed), for ExpandEdit and WriteFileRequest.
 func jsonSub[T ~string | ~[]byte](v T) jsontape.Sub {
 	ix, err := jsontape.Build([]byte(v), jsontape.Options{AllowInvalidUTF8: true})
 	if err != nil {

@@ -22,7 +22,7 @@ func TestExpandWalkAllocations(t *testing.T) {
 	var failed bool
 	allocs := testing.AllocsPerRun(5, func() {
 		b.Do(func() {
-			if _, err := b.ExpandEdit(args); err != nil {
+			if _, err := expandEdit(b, args); err != nil {
 				failed = true
 			}
 		})
@@ -41,7 +41,7 @@ func TestExpandNoNodeNoCopy(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	var got []byte
 	b.Do(func() {
-		x, err := b.ExpandEdit(jsonSub(args))
+		x, err := expandEdit(b, jsonSub(args))
 		require.Nil(t, err)
 		got = x.Arguments
 	})

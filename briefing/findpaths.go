@@ -55,12 +55,15 @@ type findFile struct {
 	dir, name string
 }
 
-// FindPaths searches the files that paths name, a directory standing for
+// TextContent is the matches' text, the answer's text content.
+func (f *FoundFiles) TextContent() string { return f.Text }
+
+// findPaths searches the files that paths name, a directory standing for
 // the files its listing holds (SPEC 5.3), and retains each file with a
 // match as inspect would. Files are read in parallel and matched with the
 // one combined matcher; those with matches are retained in the order of
 // paths.
-func (b *Briefing) FindPaths(paths []string, q FindQuery) (*FoundFiles, *errcode.Error) {
+func (b *Briefing) findPaths(paths []string, q FindQuery) (*FoundFiles, *errcode.Error) {
 	files, skipped, err := b.findFiles(paths)
 	if err != nil {
 		return nil, err

@@ -41,8 +41,8 @@ func BenchmarkFindPaths(b *testing.B) {
 	require.Nil(b, merr)
 	b.SetBytes(int64(10_000 * len(body)))
 	for b.Loop() {
-		br.StartLookup()
-		f, ferr := br.FindPaths([]string{"."}, FindQuery{Matcher: m, MaxMatches: 20})
+		br.budget.StartLookup()
+		f, ferr := br.findPaths([]string{"."}, FindQuery{Matcher: m, MaxMatches: 20})
 		require.Nil(b, ferr)
 		require.Equal(b, 104, f.Total)
 	}

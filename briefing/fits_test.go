@@ -105,12 +105,12 @@ func TestFits(t *testing.T) {
 			cfg := limits.Defaults()
 			cfg.MaxLookupBytes, cfg.MaxStepBytes = tt.lookup, tt.step
 			b := fixture(t, cfg, Legacy, map[string]string{"f.txt": tt.body})
-			require.Nil(t, b.Inspect([]string{"f.txt"})[0].Err)
+			require.Nil(t, b.inspectPaths([]string{"f.txt"})[0].Err)
 			call := func(to int64) (*Selection, *errcode.Error) {
 				if tt.lines {
-					return b.GetLines(Ref{Result: "r1"}, tt.from, &to, tt.numbered)
+					return b.getLines(Ref{Result: "r1"}, tt.from, &to, tt.numbered)
 				}
-				return b.GetRange(Ref{Result: "r1"}, &tt.from, &to)
+				return b.getRange(Ref{Result: "r1"}, &tt.from, &to)
 			}
 			_, err := call(tt.to)
 			require.NotNil(t, err)
@@ -154,41 +154,41 @@ func TestSizeErrorsWithoutFits(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxLookupBytes, cfg.MaxStepBytes = 20, 30
 	b := fixture(t, cfg, Legacy, map[string]string{"d.json": `{"a": "` + strings.Repeat("x", 30) + `"}`})
-	require.Nil(t, b.Inspect([]string{"d.json"})[0].Err)
+	require.Nil(t, b.inspectPaths([]string{"d.json"})[0].Err)
 
-	_, err := b.GetJSON(Ref{Result: "r1"}, "/a", AsLexeme)
+	_, err := b.getJSON(Ref{Result: "r1"}, "/a", AsLexeme)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
 	assert.Equal(t, `the value at "/a" is 32 bytes, over the 20-byte lookup limit; select less (the step has 30 escaped bytes left)`, err.Msg)
 	assert.Equal(t, errcode.Details{Size: new(int64(32)), Limit: new(int64(20)), BytesLeft: new(int64(30))}, err.Details)
 
-	_, err = b.GetJSON(Ref{Result: "r1"}, "/a", AsString)
+	_, err = b.getJSON(Ref{Result: "r1"}, "/a", AsString)
 	require.NotNil(t, err)
 	assert.Equal(t, `the value at "/a" is 30 bytes, over the 20-byte lookup limit; select less (the step has 30 escaped bytes left)`, err.Msg)
 
-	_, err = b.GetRange(Ref{Result: "r1"}, new(int64(0)), new(int64(10)))
+	_, err = b.getRange(Ref{Result: "r1"}, new(int64(0)), new(int64(10)))
 	require.Nil(t, err)
-	page, err := b.ListResults(0, nil)
+	page, err := b.listResults(0, nil)
 	require.NotNil(t, err, "%v", page)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
 	assert.Equal(t, "page 0 (1 results) is 200 bytes, over the 20-byte lookup limit; ask for a smaller page_size (the step has 15 escaped bytes left)", err.Msg)
 
 	cfg.MaxLookupBytes = 8192
 	b = fixture(t, cfg, Legacy, map[string]string{"a.txt": strings.Repeat("a\n", 10)})
-	require.Nil(t, b.Inspect([]string{"a.txt"})[0].Err)
-	_, err = b.ListResults(0, nil)
+	require.Nil(t, b.inspectPaths([]string{"a.txt"})[0].Err)
+	_, err = b.listResults(0, nil)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
 	assert.Equal(t, "page 0 (1 results) is 236 escaped bytes, over the 30 left of the step's 30; ask for a smaller page_size or call begin_step", err.Msg)
 	m, merr := selectors.NewMatcher(selectors.Patterns{List: []string{"a"}})
 	require.Nil(t, merr)
-	_, err = b.Find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 20})
+	_, err = b.find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 20})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
 	assert.Equal(t, "the matches are 63 escaped bytes, over the 30 left of the step's 30; lower max_matches or call begin_step", err.Msg)
 	assert.Equal(t, errcode.Details{Size: new(int64(63)), Limit: new(int64(30)), BytesLeft: new(int64(30))}, err.Details)
 
-	_, err = b.FindPaths([]string{"a.txt"}, FindQuery{Matcher: m, MaxMatches: 20})
+	_, err = b.findPaths([]string{"a.txt"}, FindQuery{Matcher: m, MaxMatches: 20})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
 	assert.Equal(t, "the matches are 74 escaped bytes, over the 30 left of the step's 30; lower max_matches or call begin_step", err.Msg)
@@ -226,7 +226,7 @@ func TestFitsAgainstTrying(t *testing.T) {
 			return out.String()
 		}
 		b := fixture(t, cfg, Legacy, map[string]string{"f.txt": text})
-		require.Nil(t, b.Inspect([]string{"f.txt"})[0].Err)
+		require.Nil(t, b.inspectPaths([]string{"f.txt"})[0].Err)
 		for _, numbered := range []bool{false, true} {
 			for first := 1; first <= len(lines); first++ {
 				for last := first; last <= len(lines); last++ {
@@ -248,7 +248,7 @@ func TestFitsAgainstTrying(t *testing.T) {
 						}
 					}
 					l := int64(last)
-					_, err := b.GetLines(Ref{Result: "r1"}, int64(first), &l, numbered)
+					_, err := b.getLines(Ref{Result: "r1"}, int64(first), &l, numbered)
 					require.NotNil(t, err, "%q %d-%d", text, first, last)
 					require.NotNil(t, err.Fits)
 					if want < first {
@@ -272,7 +272,7 @@ func TestFitsAgainstTrying(t *testing.T) {
 					}
 				}
 				s, e := int64(start), int64(end)
-				_, err := b.GetRange(Ref{Result: "r1"}, &s, &e)
+				_, err := b.getRange(Ref{Result: "r1"}, &s, &e)
 				require.NotNil(t, err)
 				require.NotNil(t, err.Fits)
 				if want == start {
@@ -321,9 +321,9 @@ func TestFitsByPath(t *testing.T) {
 			ref := Ref{Path: new("f.txt")}
 			call := func(to int64) (*Selection, *errcode.Error) {
 				if tt.lines {
-					return b.GetLines(ref, 1, &to, false)
+					return b.getLines(ref, 1, &to, false)
 				}
-				return b.GetRange(ref, new(int64(0)), &to)
+				return b.getRange(ref, new(int64(0)), &to)
 			}
 			_, err := call(tt.to)
 			require.NotNil(t, err)

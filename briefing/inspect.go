@@ -20,17 +20,17 @@ type Entry struct {
 	Err        *errcode.Error
 }
 
-// CheckPaths validates the number of inspect's paths (an argument check).
-func CheckPaths(paths []string) *errcode.Error {
+// checkPaths validates the number of inspect's paths (an argument check).
+func checkPaths(paths []string) *errcode.Error {
 	if len(paths) < 1 || len(paths) > MaxPaths {
 		return errcode.New(errcode.InvalidArgument, "paths has %d entries; give 1 to %d", len(paths), MaxPaths)
 	}
 	return nil
 }
 
-// Inspect reads each path under the root and retains its bytes, one entry a
+// inspectPaths reads each path under the root and retains its bytes, one entry a
 // path, in order. A path's failure is that entry's alone.
-func (b *Briefing) Inspect(paths []string) []Entry {
+func (b *Briefing) inspectPaths(paths []string) []Entry {
 	out := make([]Entry, len(paths))
 	for i, p := range paths {
 		d, err := b.inspect(p)

@@ -22,7 +22,7 @@ func TestInspectAgain(t *testing.T) {
 	path := filepath.Join(b.opts.Root.Dir(), "a.txt")
 	inspect := func() results.Descriptor {
 		t.Helper()
-		e := b.Inspect([]string{"a.txt"})[0]
+		e := b.inspectPaths([]string{"a.txt"})[0]
 		require.Nil(t, e.Err)
 		return *e.Descriptor
 	}
@@ -54,10 +54,10 @@ func TestInspectAgain(t *testing.T) {
 // allocation count).
 func TestInspectAgainReadsThroughAWindow(t *testing.T) {
 	b := fixture(t, limits.Defaults(), Legacy, map[string]string{"big.txt": strings.Repeat("0123456789abcde\n", 4<<20/16)})
-	require.Nil(t, b.Inspect([]string{"big.txt"})[0].Err)
+	require.Nil(t, b.inspectPaths([]string{"big.txt"})[0].Err)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	e := b.Inspect([]string{"big.txt"})[0]
+	e := b.inspectPaths([]string{"big.txt"})[0]
 	runtime.ReadMemStats(&after)
 	require.Nil(t, e.Err)
 	require.True(t, *e.Descriptor.Reused)

@@ -35,7 +35,7 @@ func TestInspectUnkept(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxResults = 1
 	b := fixture(t, cfg, Legacy, files)
-	got := b.Inspect([]string{"fill.txt"})
+	got := b.inspectPaths([]string{"fill.txt"})
 	require.Nil(t, got[0].Err)
 	require.True(t, got[0].Descriptor.Retained)
 
@@ -44,7 +44,7 @@ func TestInspectUnkept(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			e := b.Inspect([]string{name})[0]
+			e := b.inspectPaths([]string{name})[0]
 			want, werr := results.Analyze([]byte(text))
 			if werr != nil {
 				require.NotNil(t, e.Err)
@@ -68,9 +68,9 @@ func TestInspectUnkeptReused(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxStoreBytes = 100
 	b := fixture(t, cfg, Bounded, map[string]string{"a.txt": "kept\n", "big.txt": strings.Repeat("b\n", 100)})
-	first := b.Inspect([]string{"a.txt"})[0]
+	first := b.inspectPaths([]string{"a.txt"})[0]
 	require.Nil(t, first.Err)
-	again := b.Inspect([]string{"a.txt", "big.txt"})
+	again := b.inspectPaths([]string{"a.txt", "big.txt"})
 	require.Nil(t, again[0].Err)
 	assert.Equal(t, "r1", *again[0].Descriptor.ID)
 	assert.True(t, *again[0].Descriptor.Reused)

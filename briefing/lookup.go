@@ -70,6 +70,9 @@ func (s *Selection) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
+// TextContent is the selected text, the answer's text content.
+func (s *Selection) TextContent() string { return s.Text }
+
 // QuotedText returns the selected text and its JSON string literal (nil
 // when it was not made), for an encoder that writes the text twice: as
 // the answer's text content and as this "text".
@@ -144,9 +147,9 @@ const (
 	AsString = "string"
 )
 
-// GetRange selects the bytes [start, end) of a result; nil offsets are 0
+// getRange selects the bytes [start, end) of a result; nil offsets are 0
 // and the size (SPEC 4.1).
-func (b *Briefing) GetRange(ref Ref, start, end *int64) (*Selection, *errcode.Error) {
+func (b *Briefing) getRange(ref Ref, start, end *int64) (*Selection, *errcode.Error) {
 	r, err := b.target(ref)
 	if err != nil {
 		return nil, err
@@ -166,10 +169,10 @@ func (b *Briefing) GetRange(ref Ref, start, end *int64) (*Selection, *errcode.Er
 	return b.answer(r, ByteSelection{s, e}, "", r.Text.Data[span.Start:span.End], sized)
 }
 
-// GetLines selects the inclusive lines first..last; a nil last is the last
+// getLines selects the inclusive lines first..last; a nil last is the last
 // line (SPEC 4.2). With numbered, each line is prefixed by its number and
 // ": ", as find shows lines, and that text is the lookup's (SPEC section 5).
-func (b *Briefing) GetLines(ref Ref, first int64, last *int64, numbered bool) (*Selection, *errcode.Error) {
+func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*Selection, *errcode.Error) {
 	r, err := b.target(ref)
 	if err != nil {
 		return nil, err
@@ -234,17 +237,17 @@ func numberWidths(first, last int64) int64 {
 	return total
 }
 
-// CheckAs validates get_json's "as" (an argument check).
-func CheckAs(as string) *errcode.Error {
+// checkAs validates get_json's "as" (an argument check).
+func checkAs(as string) *errcode.Error {
 	if as != AsLexeme && as != AsString {
 		return errcode.New(errcode.InvalidArgument, "as %q is not %q or %q", as, AsLexeme, AsString)
 	}
 	return nil
 }
 
-// GetJSON selects the value at pointer, as its lexeme or its decoded string
+// getJSON selects the value at pointer, as its lexeme or its decoded string
 // (SPEC 4.3). The pointer's syntax is checked before the result's JSON.
-func (b *Briefing) GetJSON(ref Ref, pointer, as string) (*Selection, *errcode.Error) {
+func (b *Briefing) getJSON(ref Ref, pointer, as string) (*Selection, *errcode.Error) {
 	r, err := b.target(ref)
 	if err != nil {
 		return nil, err
@@ -385,8 +388,11 @@ type Found struct {
 	Text         string            `json:"-"`
 }
 
-// Find returns the lines of a result that match (SPEC 5.3).
-func (b *Briefing) Find(ref Ref, q FindQuery) (*Found, *errcode.Error) {
+// TextContent is the matches' text, the answer's text content.
+func (f *Found) TextContent() string { return f.Text }
+
+// find returns the lines of a result that match (SPEC 5.3).
+func (b *Briefing) find(ref Ref, q FindQuery) (*Found, *errcode.Error) {
 	r, err := b.resolve(ref)
 	if err != nil {
 		return nil, err

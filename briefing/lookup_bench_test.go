@@ -13,7 +13,7 @@ import (
 // end of the 16 MiB result.
 func BenchmarkGetRangeNearEnd(b *testing.B) {
 	br, _ := benchBriefing(b)
-	e := br.Inspect([]string{"big.go"})
+	e := br.inspectPaths([]string{"big.go"})
 	if e[0].Err != nil {
 		b.Fatal(e[0].Err)
 	}
@@ -24,7 +24,7 @@ func BenchmarkGetRangeNearEnd(b *testing.B) {
 	start := (size/lineLen - 25) * lineLen
 	end := start + 20*lineLen
 	for b.Loop() {
-		if _, err := br.GetRange(Ref{Result: "r1"}, &start, &end); err != nil {
+		if _, err := br.getRange(Ref{Result: "r1"}, &start, &end); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -59,11 +59,11 @@ func BenchmarkGetJSONCold(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		br := New(first.opts)
-		if e := br.Inspect([]string{"big.json"}); e[0].Err != nil {
+		if e := br.inspectPaths([]string{"big.json"}); e[0].Err != nil {
 			b.Fatal(e[0].Err)
 		}
 		b.StartTimer()
-		if _, err := br.GetJSON(Ref{Result: "r1"}, ptr, AsString); err != nil {
+		if _, err := br.getJSON(Ref{Result: "r1"}, ptr, AsString); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -76,10 +76,10 @@ func BenchmarkGetJSONCold(b *testing.B) {
 // pointers spread over the document.
 func BenchmarkGetJSONWarm(b *testing.B) {
 	br, n := jsonBriefing(b)
-	if e := br.Inspect([]string{"big.json"}); e[0].Err != nil {
+	if e := br.inspectPaths([]string{"big.json"}); e[0].Err != nil {
 		b.Fatal(e[0].Err)
 	}
-	if _, err := br.GetJSON(Ref{Result: "r1"}, "/meta", AsLexeme); err != nil {
+	if _, err := br.getJSON(Ref{Result: "r1"}, "/meta", AsLexeme); err != nil {
 		b.Fatal(err)
 	}
 	ptrs := make([]string, 64)
@@ -88,7 +88,7 @@ func BenchmarkGetJSONWarm(b *testing.B) {
 	}
 	i := 0
 	for b.Loop() {
-		if _, err := br.GetJSON(Ref{Result: "r1"}, ptrs[i%len(ptrs)], AsString); err != nil {
+		if _, err := br.getJSON(Ref{Result: "r1"}, ptrs[i%len(ptrs)], AsString); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -103,14 +103,14 @@ func BenchmarkListResults1024(b *testing.B) {
 	cfg.MaxStepBytes = 1 << 62
 	br := New(Options{Limits: cfg})
 	for i := range 1024 {
-		if _, err := br.RetainOutput(Output{Label: "run " + strconv.Itoa(i), Text: "ok " + strconv.Itoa(i) + "\n"}); err != nil {
+		if _, err := br.retainOutput(Output{Label: "run " + strconv.Itoa(i), Text: "ok " + strconv.Itoa(i) + "\n"}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	pages := []int64{0, 31, 63}
 	i := 0
 	for b.Loop() {
-		p, err := br.ListResults(pages[i%len(pages)], nil)
+		p, err := br.listResults(pages[i%len(pages)], nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,27 +9,27 @@ import (
 // Output is a runner's captured output for retain_output (SPEC section 5).
 type Output struct {
 	Label        string
-	Text         string // valid UTF-8; the server checks it while decoding
+	Text         string // valid UTF-8; the binder checks it (RetainOutputRequest)
 	ExitCode     *int64
 	TimedOut     *bool
 	Complete     bool
 	DroppedBytes int64
 }
 
-// CheckDropped validates dropped_bytes (an argument check).
-func CheckDropped(n int64) *errcode.Error {
+// checkDropped validates dropped_bytes (an argument check).
+func checkDropped(n int64) *errcode.Error {
 	if n < 0 {
 		return errcode.New(errcode.InvalidArgument, "dropped_bytes %d is negative", n)
 	}
 	return nil
 }
 
-// RetainOutput keeps captured output as a result. A text over
+// retainOutput keeps captured output as a result. A text over
 // --max-result-bytes keeps its longest suffix of at most that many bytes
 // that starts on a character boundary; the rest is added to dropped_bytes,
 // and a result that lost bytes is never complete. It claims no more than it
 // was given.
-func (b *Briefing) RetainOutput(o Output) (*results.Descriptor, *errcode.Error) {
+func (b *Briefing) retainOutput(o Output) (*results.Descriptor, *errcode.Error) {
 	data := []byte(o.Text)
 	if max := b.resultCap(); int64(len(data)) > max {
 		cut := selectors.CeilCharBoundary(data, len(data)-int(max))

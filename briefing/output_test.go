@@ -59,7 +59,7 @@ func TestRetainOutput(t *testing.T) {
 				cfg.MaxResultBytes = tt.limit
 			}
 			b := fixture(t, cfg, Legacy, nil)
-			d, err := b.RetainOutput(tt.out)
+			d, err := b.retainOutput(tt.out)
 			require.Nil(t, err)
 			require.NotNil(t, d.ID)
 			assert.Equal(t, "r1", *d.ID)
@@ -82,7 +82,7 @@ func TestRetainOutputDescriptor(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.PreviewBytes = 4
 	b := fixture(t, cfg, Legacy, nil)
-	d, err := b.RetainOutput(Output{Label: "run", Text: "[1, 2]\n"})
+	d, err := b.retainOutput(Output{Label: "run", Text: "[1, 2]\n"})
 	require.Nil(t, err)
 	assert.Equal(t, int64(1), d.Lines)
 	require.NotNil(t, d.JSON)
@@ -90,7 +90,7 @@ func TestRetainOutputDescriptor(t *testing.T) {
 	assert.Equal(t, "[1, ", *d.Preview)
 	assert.False(t, *d.PreviewComplete)
 
-	d, err = b.RetainOutput(Output{Label: "run", Text: ""})
+	d, err = b.retainOutput(Output{Label: "run", Text: ""})
 	require.Nil(t, err)
 	assert.Equal(t, int64(0), d.Lines)
 	assert.Nil(t, d.JSON)
@@ -100,7 +100,7 @@ func TestRetainOutputDescriptor(t *testing.T) {
 
 	// Bounded context: compact descriptors.
 	bounded := fixture(t, cfg, Bounded, nil)
-	d, err = bounded.RetainOutput(Output{Label: "run", Text: "x"})
+	d, err = bounded.retainOutput(Output{Label: "run", Text: "x"})
 	require.Nil(t, err)
 	assert.Nil(t, d.Preview)
 	assert.Nil(t, d.PreviewComplete)
@@ -111,11 +111,11 @@ func TestRetainOutputReuse(t *testing.T) {
 	t.Parallel()
 	b := fixture(t, limits.Defaults(), Legacy, nil)
 	base := Output{Label: "make", Text: "done\n", ExitCode: ptr(int64(0))}
-	first, err := b.RetainOutput(base)
+	first, err := b.retainOutput(base)
 	require.Nil(t, err)
 	assert.Equal(t, "r1", *first.ID)
 
-	again, err := b.RetainOutput(base)
+	again, err := b.retainOutput(base)
 	require.Nil(t, err)
 	assert.Equal(t, "r1", *again.ID)
 	assert.True(t, *again.Reused)
@@ -132,14 +132,14 @@ func TestRetainOutputReuse(t *testing.T) {
 		{Label: "make", Text: "done!\n", ExitCode: ptr(int64(0))},
 	}
 	for i, o := range variants {
-		d, err := b.RetainOutput(o)
+		d, err := b.retainOutput(o)
 		require.Nil(t, err)
 		assert.False(t, *d.Reused, "variant %d", i)
 		assert.Equal(t, i+2, b.store.Len(), "variant %d", i)
 	}
 	// complete true with dropped bytes is stored as incomplete, so it reuses
 	// the same output given as incomplete.
-	d, err := b.RetainOutput(Output{Label: "make", Text: "done\n", ExitCode: ptr(int64(0)), DroppedBytes: 1, Complete: true})
+	d, err := b.retainOutput(Output{Label: "make", Text: "done\n", ExitCode: ptr(int64(0)), DroppedBytes: 1, Complete: true})
 	require.Nil(t, err)
 	assert.True(t, *d.Reused)
 }
@@ -149,9 +149,9 @@ func TestRetainOutputStoreFull(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxResults = 1
 	legacy := fixture(t, cfg, Legacy, nil)
-	_, err := legacy.RetainOutput(Output{Label: "a", Text: "1"})
+	_, err := legacy.retainOutput(Output{Label: "a", Text: "1"})
 	require.Nil(t, err)
-	d, err := legacy.RetainOutput(Output{Label: "b", Text: "full\n"})
+	d, err := legacy.retainOutput(Output{Label: "b", Text: "full\n"})
 	require.Nil(t, err)
 	assert.Nil(t, d.ID)
 	assert.False(t, d.Retained)
@@ -161,37 +161,37 @@ func TestRetainOutputStoreFull(t *testing.T) {
 	assert.Equal(t, 1, legacy.store.Len())
 
 	bounded := fixture(t, cfg, Bounded, nil)
-	_, err = bounded.RetainOutput(Output{Label: "a", Text: "1"})
+	_, err = bounded.retainOutput(Output{Label: "a", Text: "1"})
 	require.Nil(t, err)
-	_, err = bounded.RetainOutput(Output{Label: "b", Text: "full\n"})
+	_, err = bounded.retainOutput(Output{Label: "b", Text: "full\n"})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StoreFull, err.Code)
 	assert.Equal(t, new(int64(5)), err.Size)
 	assert.Equal(t, 1, bounded.store.Len())
 	// A reused output needs no room.
-	d, err = bounded.RetainOutput(Output{Label: "a", Text: "1"})
+	d, err = bounded.retainOutput(Output{Label: "a", Text: "1"})
 	require.Nil(t, err)
 	assert.True(t, *d.Reused)
 
 	cfg = limits.Defaults()
 	cfg.MaxStoreBytes = 4
 	bytesFull := fixture(t, cfg, Bounded, nil)
-	_, err = bytesFull.RetainOutput(Output{Label: "a", Text: "12345"})
+	_, err = bytesFull.retainOutput(Output{Label: "a", Text: "12345"})
 	assert.Equal(t, errcode.StoreFull, code(t, err))
-	_, err = bytesFull.RetainOutput(Output{Label: "a", Text: "1234"})
+	_, err = bytesFull.retainOutput(Output{Label: "a", Text: "1234"})
 	assert.Nil(t, err)
 }
 
 func TestRetainOutputChecks(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, errcode.InvalidArgument, code(t, CheckDropped(-1)))
-	assert.Equal(t, errcode.InvalidArgument, code(t, CheckDropped(-1<<63)))
-	assert.Nil(t, CheckDropped(0))
-	assert.Nil(t, CheckDropped(1<<63-1))
+	assert.Equal(t, errcode.InvalidArgument, code(t, checkDropped(-1)))
+	assert.Equal(t, errcode.InvalidArgument, code(t, checkDropped(-1<<63)))
+	assert.Nil(t, checkDropped(0))
+	assert.Nil(t, checkDropped(1<<63-1))
 
 	// The server checks UTF-8 while decoding; the briefing still refuses it.
 	b := fixture(t, limits.Defaults(), Legacy, nil)
-	_, err := b.RetainOutput(Output{Label: "x", Text: "ok" + strings.Repeat("\xff", 2)})
+	_, err := b.retainOutput(Output{Label: "x", Text: "ok" + strings.Repeat("\xff", 2)})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.NotUTF8, err.Code)
 	assert.Equal(t, new(int64(2)), err.Offset)

@@ -52,7 +52,7 @@ func (b *Briefing) Command(name string) (workspace.Command, bool) {
 	return workspace.Command{}, false
 }
 
-// Run runs the command that a person named name with --run and retains
+// run runs command c, which a person named with --run, and retains
 // its output (SPEC section 10). It is not a lookup and spends no budget; a
 // refused step does not refuse it. progress, when not nil, gets the
 // command's progress at most once every ProgressEvery while it runs, from
@@ -65,11 +65,7 @@ func (b *Briefing) Command(name string) (workspace.Command, bool) {
 // when the command neither timed out nor was cancelled and nothing was
 // dropped. Bounded context's store_full fails the call after the command
 // ran.
-func (b *Briefing) Run(ctx context.Context, name string, progress func(Progress)) (*Ran, *errcode.Error) {
-	c, ok := b.Command(name)
-	if !ok {
-		return nil, errcode.New(errcode.InvalidArgument, "no command %q: the commands are %s", name, b.commandNames())
-	}
+func (b *Briefing) run(ctx context.Context, c workspace.Command, progress func(Progress)) (*Ran, *errcode.Error) {
 	capt := newCapture(b.resultCap())
 	stop := b.watch(capt, progress)
 	exit, err := b.opts.Root.Run(ctx, c, workspace.RunOptions{Timeout: b.opts.Limits.RunTimeout, Grace: b.opts.Run.Grace}, capt.write)
@@ -82,7 +78,7 @@ func (b *Briefing) Run(ctx context.Context, name string, progress func(Progress)
 	if err != nil {
 		return nil, err // not reached: the text is valid UTF-8
 	}
-	label, timedOut, code := name, exit.TimedOut, exit.Code
+	label, timedOut, code := c.Name, exit.TimedOut, exit.Code
 	src := results.Source{Kind: results.KindOutput, Label: &label, ExitCode: &code, TimedOut: &timedOut,
 		Cancelled: exit.Cancelled, DroppedBytes: dropped, Replaced: replaced}
 	d, err := b.retain(t, !exit.TimedOut && !exit.Cancelled && dropped == 0, src)

@@ -3,7 +3,6 @@
 package briefing
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,7 +40,7 @@ func TestRunFlood(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxResultBytes = 1 << 20
 	b, _ := runFixture(t, cfg, Legacy, "flood=sh -c 'yes 0123456789abcdef | head -c 50000000'")
-	ran, err := b.Run(context.Background(), "flood", nil)
+	ran, err := runCommand(b, "flood", nil)
 	require.Nil(t, err)
 	d := ran.Descriptor
 	assert.Equal(t, int64(1<<20), d.Bytes)
@@ -63,13 +62,13 @@ func TestRunStoreFullBounded(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxStoreBytes = 8
 	b, dir := runFixture(t, cfg, Bounded, "small=echo hi", "big=sh -c 'echo hello world; touch ran'")
-	ran, err := b.Run(context.Background(), "small", nil)
+	ran, err := runCommand(b, "small", nil)
 	require.Nil(t, err)
 	assert.Nil(t, ran.Descriptor.Preview)
 	assert.Equal(t, "hi\n", ran.Tail)
 	assert.True(t, ran.TailComplete)
 
-	_, err = b.Run(context.Background(), "big", nil)
+	_, err = runCommand(b, "big", nil)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StoreFull, err.Code)
 	_, serr := os.Stat(filepath.Join(dir, "ran"))

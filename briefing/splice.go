@@ -80,7 +80,7 @@ func (e *expander) splice(obj NodeID, at, body string) (spliced, *errcode.Error)
 	case !hasEdits:
 		return fail(b.unresolved(at, errcode.New(errcode.InvalidArgument, "a splice needs edits")))
 	}
-	if err := ref.Check(); err != nil {
+	if err := ref.check(); err != nil {
 		return fail(b.unresolved(at, err))
 	}
 	r, err := b.resolve(ref)

@@ -40,7 +40,7 @@ func spliceRuleBriefing(t *testing.T) (*Briefing, string) {
 	root, dir := testroot.Open(t, files)
 	b := New(Options{Limits: limits.Defaults(), Policy: Legacy, Root: root})
 	t.Cleanup(b.Close)
-	for i, e := range b.Inspect(names) {
+	for i, e := range b.inspectPaths(names) {
 		require.Nil(t, e.Err)
 		require.Equal(t, "r"+strconv.Itoa(i+1), *e.Descriptor.ID)
 	}
@@ -125,7 +125,7 @@ func TestSpliceRules(t *testing.T) {
 		t.Run("expand_edit "+tt.name, func(t *testing.T) {
 			t.Parallel()
 			b, _ := spliceRuleBriefing(t)
-			got, err := b.ExpandEdit(jsonSub(`{"content":{"$splice":` + body + `}}`))
+			got, err := expandEdit(b, jsonSub(`{"content":{"$splice":`+body+`}}`))
 			if tt.msg != "" {
 				requireSpliceCause(t, err, "/content/$splice/edits/"+strconv.Itoa(tt.at), tt.msg)
 				assert.Nil(t, got)
@@ -148,7 +148,7 @@ func TestSpliceRules(t *testing.T) {
 			b, dir := spliceRuleBriefing(t)
 			n, _ := strconv.Atoi(tt.result[1:])
 			file := spliceRuleFiles[n-1]
-			w, err := b.WriteFile(WriteRequest{Splice: jsonSub(body)})
+			w, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](body)})
 			on, rerr := os.ReadFile(filepath.Join(dir, file.name))
 			require.NoError(t, rerr)
 			if tt.msg != "" {

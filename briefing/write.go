@@ -17,17 +17,6 @@ import (
 	"github.com/loom-results/loom-results/workspace"
 )
 
-// WriteRequest is write_file's arguments (SPEC section 9) as the server
-// decodes them: exactly one of Text, Compose (the JSON array, a value of
-// the call's index) and Splice (the JSON object) is meant to be set.
-type WriteRequest struct {
-	Path    *string
-	Text    *string
-	Compose jsontape.Sub // the zero Sub when not given
-	Splice  jsontape.Sub
-	Base    *string
-}
-
 // Written is the answer of write_file.
 type Written struct {
 	Path   string
@@ -41,24 +30,22 @@ type Written struct {
 	lines  int64              // of the written text, for Text
 }
 
+// TextContent is the write's line and its diff, the answer's text
+// content.
+func (w *Written) TextContent() string { return w.Text }
+
 // diffContext is the unchanged lines a hunk shows around a change (GNU
 // diff -U1, SPEC section 9).
 const diffContext = 1
 
-// WriteFile writes an edit to a file under the root (SPEC section 9). The
-// checks run in the SPEC's order: a refused step, the arguments, the new
-// text's resolution (an unresolved edit refuses the step), the path, the
-// base, the expansion cap, the store, then the file on disk against the
-// base, before the write is prepared and again right before its rename
-// (writeChecked). The written text is retained as a file result, as if
-// inspected after the write.
-func (b *Briefing) WriteFile(req WriteRequest) (*Written, *errcode.Error) {
-	if err := b.budget.CheckEdit(); err != nil {
-		return nil, err
-	}
-	if err := req.check(); err != nil {
-		return nil, err
-	}
+// writeFile writes an edit to a file under the root (SPEC section 9),
+// once a refused step and the arguments are checked (OpOf). The checks go
+// on in the SPEC's order: the new text's resolution (an unresolved edit
+// refuses the step), the path, the base, the expansion cap, the store,
+// then the file on disk against the base, before the write is prepared and
+// again right before its rename (writeChecked). The written text is
+// retained as a file result, as if inspected after the write.
+func (b *Briefing) writeFile(req *WriteFileRequest) (*Written, *errcode.Error) {
 	pieces, spliced, expanded, err := b.resolveWrite(req)
 	if err != nil {
 		if err.Code == errcode.UnresolvedEdit {
@@ -134,12 +121,12 @@ func (b *Briefing) WriteFile(req WriteRequest) (*Written, *errcode.Error) {
 	return w, nil
 }
 
-// check is the argument check of write_file: exactly one of text, compose
-// and splice, compose an array and splice an object, and a path unless a
-// splice may give one.
-func (req WriteRequest) check() *errcode.Error {
+// checkForm is the argument check of write_file: exactly one of text,
+// compose and splice, compose an array and splice an object, and a path
+// unless a splice may give one.
+func (req *WriteFileRequest) checkForm() *errcode.Error {
 	given := 0
-	for _, set := range []bool{req.Text != nil, req.Compose.Present(), req.Splice.Present()} {
+	for _, set := range []bool{req.Text != nil, req.Compose != nil, req.Splice != nil} {
 		if set {
 			given++
 		}
@@ -148,11 +135,11 @@ func (req WriteRequest) check() *errcode.Error {
 	case given != 1:
 		return errcode.New(errcode.InvalidArgument,
 			"give exactly one of text (the whole new text), compose (parts) or splice (line edits of a result); %d given", given)
-	case req.Compose.Present() && req.Compose.Kind() != jsontape.Array:
+	case req.Compose != nil && req.Compose.Kind() != jsontape.Array:
 		return errcode.New(errcode.InvalidArgument, "compose must be an array of parts")
-	case req.Splice.Present() && req.Splice.Kind() != jsontape.Object:
+	case req.Splice != nil && req.Splice.Kind() != jsontape.Object:
 		return errcode.New(errcode.InvalidArgument, `splice must be an object {"result", "sha256"?, "edits"}`)
-	case req.Path == nil && !req.Splice.Present():
+	case req.Path == nil && req.Splice == nil:
 		return errcode.New(errcode.InvalidArgument, "path is required with text or compose (a splice defaults it to its result's path)")
 	}
 	return nil
@@ -163,20 +150,15 @@ func (req WriteRequest) check() *errcode.Error {
 // expand_edit's nodes, with pointers under /compose and /splice. It
 // returns the text's pieces, the spliced result (for a splice), and
 // whether the text is an expansion.
-func (b *Briefing) resolveWrite(req WriteRequest) (pieces [][]byte, spliced *results.Result, expanded bool, err *errcode.Error) {
-	if req.Text != nil {
+func (b *Briefing) resolveWrite(req *WriteFileRequest) (pieces [][]byte, spliced *results.Result, expanded bool, err *errcode.Error) {
+	switch {
+	case req.Text != nil:
 		return [][]byte{[]byte(*req.Text)}, nil, false, nil
-	}
-	v := req.Compose
-	if !v.Present() {
-		v = req.Splice
-	}
-	e := newExpander(b, v)
-	if req.Compose.Present() {
-		pieces, _, err = e.compose(v.Node, "/compose")
+	case req.Compose != nil:
+		pieces, _, err = newExpander(b, req.Compose.Sub).compose(req.Compose.Node, "/compose")
 		return pieces, nil, true, err
 	}
-	sp, err := e.splice(v.Node, "/splice", "/splice")
+	sp, err := newExpander(b, req.Splice.Sub).splice(req.Splice.Node, "/splice", "/splice")
 	return sp.pieces, sp.result, true, err
 }
 

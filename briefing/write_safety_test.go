@@ -26,12 +26,12 @@ import (
 // the file changed between the two).
 func appendLine(t *testing.T, b *Briefing, path, line string) *errcode.Error {
 	t.Helper()
-	e := b.Inspect([]string{path})
+	e := b.inspectPaths([]string{path})
 	require.Nil(t, e[0].Err)
 	id := *e[0].Descriptor.ID
-	b.BeginStep()
-	_, err := b.WriteFile(WriteRequest{Path: &path, Base: &id,
-		Compose: jsonSub(fmt.Sprintf(`[{"result":%q},%q]`, id, line))})
+	b.beginStep()
+	_, err := writeFile(b, WriteFileRequest{Path: &path, Base: &id,
+		Compose: rawOf[[]PartForm](fmt.Sprintf(`[{"result":%q},%q]`, id, line))})
 	return err
 }
 
@@ -120,7 +120,7 @@ func TestWriteFileParentSwap(t *testing.T) {
 	codes := map[errcode.Code]int{}
 	for i := 0; len(ok) < wantOK && i < maxWrites; i++ {
 		p := fmt.Sprintf("d/x%05d.txt", i)
-		if _, err := b.WriteFile(WriteRequest{Path: &p, Text: new(fmt.Sprintf("text %d\n", i))}); err != nil {
+		if _, err := writeFile(b, WriteFileRequest{Path: &p, Text: new(fmt.Sprintf("text %d\n", i))}); err != nil {
 			codes[err.Code]++
 			if err.Code == errcode.Unwritable {
 				t.Log(err.Msg)
@@ -169,7 +169,7 @@ func TestWriteFileConflictAfterSync(t *testing.T) {
 				return nil
 			}})
 			t.Cleanup(func() { writehook.Set(old) })
-			w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[1,1],"text":"ONE\n"}]}`)})
+			w, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"lines":[1,1],"text":"ONE\n"}]}`)})
 			assert.Nil(t, w)
 			require.NotNil(t, err)
 			assert.Equal(t, errcode.Conflict, err.Code)

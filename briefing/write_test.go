@@ -39,7 +39,7 @@ func writeBriefing(t *testing.T, cfg limits.Config, policy Policy, steps limits.
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "link.txt")))
 	b := New(Options{Limits: cfg, Policy: policy, Steps: steps, Root: root})
 	t.Cleanup(b.Close)
-	for _, e := range b.Inspect([]string{"a.txt", "nonl.txt"}) {
+	for _, e := range b.inspectPaths([]string{"a.txt", "nonl.txt"}) {
 		require.Nil(t, e.Err)
 	}
 	return b, dir
@@ -73,7 +73,7 @@ func TestWriteFile(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		req      WriteRequest
+		req      WriteFileRequest
 		path     string // the file written
 		want     string // its bytes after the call
 		base     string // "" for none
@@ -81,22 +81,22 @@ func TestWriteFile(t *testing.T) {
 		resultID string
 		reused   bool
 	}{
-		{"a splice defaults path and base", WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[2,2],"text":"TWO\n"}]}`)},
+		{"a splice defaults path and base", WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"lines":[2,2],"text":"TWO\n"}]}`)},
 			"a.txt", "one\nTWO\nthree\n", "r1", "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n", "r3", false},
 		{"the same path written otherwise still defaults the base",
-			WriteRequest{Path: str("./dir/../a.txt"), Splice: jsonSub(`{"result":"r1","edits":[{"before":4,"text":"four"}]}`)},
+			WriteFileRequest{Path: str("./dir/../a.txt"), Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"before":4,"text":"four"}]}`)},
 			"a.txt", "one\ntwo\nthree\nfour", "r1", "@@ -3,1 +3,2 @@\n three\n+four\n\\ No newline at end of file\n", "r3", false},
-		{"a splice to another path is a new file", WriteRequest{Path: str("new/b.txt"), Splice: jsonSub(`{"result":"r1","edits":[]}`)},
+		{"a splice to another path is a new file", WriteFileRequest{Path: str("new/b.txt"), Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`)},
 			"new/b.txt", "one\ntwo\nthree\n", "", "@@ -0,0 +1,3 @@\n+one\n+two\n+three\n", "r3", false},
-		{"a compose of a new file", WriteRequest{Path: str("c.txt"), Compose: jsonSub(`["x\n",{"result":"r2","lines":[2]}]`)},
+		{"a compose of a new file", WriteFileRequest{Path: str("c.txt"), Compose: rawOf[[]PartForm](`["x\n",{"result":"r2","lines":[2]}]`)},
 			"c.txt", "x\ny", "", "@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file\n", "r3", false},
-		{"text over a base", WriteRequest{Path: str("nonl.txt"), Text: str("x\ny\n"), Base: str("r2")},
+		{"text over a base", WriteFileRequest{Path: str("nonl.txt"), Text: str("x\ny\n"), Base: str("r2")},
 			"nonl.txt", "x\ny\n", "r2", "@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n", "r3", false},
-		{"an empty new file", WriteRequest{Path: str("empty"), Text: str("")}, "empty", "", "", "", "r3", false},
-		{"an unchanged text is the retained result again", WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)},
+		{"an empty new file", WriteFileRequest{Path: str("empty"), Text: str("")}, "empty", "", "", "", "r3", false},
+		{"an unchanged text is the retained result again", WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`)},
 			"a.txt", "one\ntwo\nthree\n", "r1", "", "r1", true},
 		{"a splice whose compose text reads another result",
-			WriteRequest{Splice: jsonSub(`{"result":"r2","edits":[{"lines":[1,1],"text":{"$compose":[{"result":"r1","lines":[3,3]}]}}]}`)},
+			WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r2","edits":[{"lines":[1,1],"text":{"$compose":[{"result":"r1","lines":[3,3]}]}}]}`)},
 			"nonl.txt", "three\ny", "r2", "@@ -1,2 +1,2 @@\n-x\n+three\n y\n\\ No newline at end of file\n", "r3", false},
 	}
 	for _, tt := range tests {
@@ -104,7 +104,7 @@ func TestWriteFile(t *testing.T) {
 			t.Parallel()
 			b, dir := writeBriefing(t, limits.Defaults(), Legacy, limits.ClientSteps)
 			before := readTree(t, dir)
-			w, err := b.WriteFile(tt.req)
+			w, err := writeFile(b, tt.req)
 			require.Nil(t, err)
 			after := readTree(t, dir)
 			assert.Equal(t, tt.want, after[tt.path])
@@ -129,7 +129,7 @@ func TestWriteFile(t *testing.T) {
 			assert.Equal(t, w.SHA256, w.Result.SHA256)
 			assert.True(t, w.Result.Complete)
 			// The retained result holds exactly the bytes on disk.
-			sel, err := b.GetRange(Ref{Result: tt.resultID}, nil, nil)
+			sel, err := b.getRange(Ref{Result: tt.resultID}, nil, nil)
 			require.Nil(t, err)
 			assert.Equal(t, tt.want, sel.Text)
 			assertNoTempFiles(t, dir)
@@ -144,7 +144,7 @@ func TestWriteFileText(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.PreviewBytes = 30
 	b, _ := writeBriefing(t, cfg, Legacy, limits.ClientSteps)
-	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[1,3],"text":"1\n2\n3\n"}]}`)})
+	w, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"lines":[1,3],"text":"1\n2\n3\n"}]}`)})
 	require.Nil(t, err)
 	// The diff is 42 bytes in 7 lines; 30 bytes do not hold even its
 	// header with "… 6 more diff lines\n" (16 + 22), so the more line
@@ -155,12 +155,12 @@ func TestWriteFileText(t *testing.T) {
 
 	cfg.PreviewBytes = 1024
 	b, _ = writeBriefing(t, cfg, Legacy, limits.ClientSteps)
-	w, err = b.WriteFile(WriteRequest{Path: str("one"), Text: str("x")})
+	w, err = writeFile(b, WriteFileRequest{Path: str("one"), Text: str("x")})
 	require.Nil(t, err)
 	assert.Equal(t, "wrote one: 1 bytes, 1 lines, sha256="+hexSum256("x")[:12]+" result=r3 base=none\n"+
 		"@@ -0,0 +1,1 @@\n+x\n\\ No newline at end of file\n", w.Text)
 
-	w, err = b.WriteFile(WriteRequest{Path: str("new\nr9 file forged.go"), Text: str("")})
+	w, err = writeFile(b, WriteFileRequest{Path: str("new\nr9 file forged.go"), Text: str("")})
 	require.Nil(t, err)
 	assert.Equal(t, `wrote "new\nr9 file forged.go": 0 bytes, 0 lines, sha256=`+hexSum256("")[:12]+" result=r4 base=none\n", w.Text,
 		"a path with a control character is quoted")
@@ -193,10 +193,10 @@ func TestCutDiff(t *testing.T) {
 func TestWriteFileNextEdit(t *testing.T) {
 	t.Parallel()
 	b, dir := writeBriefing(t, limits.Defaults(), Legacy, limits.ClientSteps)
-	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"before":1,"text":"zero\n"}]}`)})
+	w, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"before":1,"text":"zero\n"}]}`)})
 	require.Nil(t, err)
 	require.Equal(t, "r3", *w.Result.ID)
-	w, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r3","edits":[{"lines":[4,4],"text":"THREE\n"}]}`)})
+	w, err = writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r3","edits":[{"lines":[4,4],"text":"THREE\n"}]}`)})
 	require.Nil(t, err)
 	assert.Equal(t, "r4", *w.Result.ID)
 	assert.Equal(t, "r3", *w.Base)
@@ -204,7 +204,7 @@ func TestWriteFileNextEdit(t *testing.T) {
 
 	// Behind its back: same size, other bytes.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("ZERO\none\ntwo\nTHREE\n"), 0o644))
-	_, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r4","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
+	_, err = writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r4","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.Conflict, err.Code)
 	assert.Equal(t, errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("ZERO\none\ntwo\nTHREE\n")),
@@ -213,9 +213,9 @@ func TestWriteFileNextEdit(t *testing.T) {
 		` -> `+hexSum256("ZERO\none\ntwo\nTHREE\n")[:12]+`); its current text is r5: make the edit on r5`, err.Msg)
 	assert.False(t, b.Budget().Refused, "a conflict does not refuse the step")
 
-	e := b.Inspect([]string{"a.txt"})[0]
+	e := b.inspectPaths([]string{"a.txt"})[0]
 	require.Nil(t, e.Err)
-	w, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"` + *e.Descriptor.ID + `","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
+	w, err = writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"` + *e.Descriptor.ID + `","edits":[{"lines":[1,1],"text":"0\n"}]}`)})
 	require.Nil(t, err)
 	assert.Equal(t, *e.Descriptor.ID, *w.Base, "the inspected result is the base")
 	assert.Equal(t, "0\none\ntwo\nTHREE\n", readTree(t, dir)["a.txt"])
@@ -230,13 +230,13 @@ func TestWriteFileKeepsFile(t *testing.T) {
 	require.NoError(t, os.Chmod(p, 0o600))
 	before, err := os.Stat(p)
 	require.NoError(t, err)
-	_, werr := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)})
+	_, werr := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`)})
 	require.Nil(t, werr)
 	after, err := os.Stat(p)
 	require.NoError(t, err)
 	assert.True(t, os.SameFile(before, after), "not replaced")
 
-	_, werr = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"lines":[1,1],"text":""}]}`)})
+	_, werr = writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"lines":[1,1],"text":""}]}`)})
 	require.Nil(t, werr)
 	after, err = os.Stat(p)
 	require.NoError(t, err)
@@ -247,10 +247,10 @@ func TestWriteFileKeepsFile(t *testing.T) {
 func TestWriteFileErrors(t *testing.T) {
 	t.Parallel()
 	ia, ur := errcode.InvalidArgument, errcode.UnresolvedEdit
-	splice := func(s string) WriteRequest { return WriteRequest{Splice: jsonSub(s)} }
+	splice := func(s string) WriteFileRequest { return WriteFileRequest{Splice: rawOf[SpliceForm](s)} }
 	tests := []struct {
 		name    string
-		req     WriteRequest
+		req     WriteFileRequest
 		code    errcode.Code
 		details *errcode.Details // the whole details, when given
 		at      string           // for unresolved_edit
@@ -259,19 +259,19 @@ func TestWriteFileErrors(t *testing.T) {
 		refused bool
 	}{
 		// The arguments.
-		{name: "none of text, compose, splice", req: WriteRequest{Path: str("a.txt")}, code: ia,
+		{name: "none of text, compose, splice", req: WriteFileRequest{Path: str("a.txt")}, code: ia,
 			msg: "give exactly one of text (the whole new text), compose (parts) or splice (line edits of a result); 0 given"},
-		{name: "two of them", req: WriteRequest{Path: str("a.txt"), Text: str("x"), Compose: jsonSub(`[]`)}, code: ia, msg: "; 2 given"},
-		{name: "compose not an array", req: WriteRequest{Path: str("a.txt"), Compose: jsonSub(`{"$compose":[]}`)}, code: ia,
+		{name: "two of them", req: WriteFileRequest{Path: str("a.txt"), Text: str("x"), Compose: rawOf[[]PartForm](`[]`)}, code: ia, msg: "; 2 given"},
+		{name: "compose not an array", req: WriteFileRequest{Path: str("a.txt"), Compose: rawOf[[]PartForm](`{"$compose":[]}`)}, code: ia,
 			msg: "compose must be an array of parts"},
 		{name: "splice not an object", req: splice(`[]`), code: ia, msg: "splice must be an object"},
-		{name: "text without path", req: WriteRequest{Text: str("x")}, code: ia, msg: "path is required with text or compose"},
-		{name: "compose without path", req: WriteRequest{Compose: jsonSub(`[]`)}, code: ia, msg: "path is required"},
+		{name: "text without path", req: WriteFileRequest{Text: str("x")}, code: ia, msg: "path is required with text or compose"},
+		{name: "compose without path", req: WriteFileRequest{Compose: rawOf[[]PartForm](`[]`)}, code: ia, msg: "path is required"},
 
 		// The resolution: unresolved_edit at the argument's pointers, refusing the step.
-		{name: "a compose part", req: WriteRequest{Path: str("a.txt"), Compose: jsonSub(`["x",{"result":"r9"}]`)}, code: ur,
+		{name: "a compose part", req: WriteFileRequest{Path: str("a.txt"), Compose: rawOf[[]PartForm](`["x",{"result":"r9"}]`)}, code: ur,
 			at: "/compose/1", cause: errcode.UnknownResult, refused: true},
-		{name: "a literal part not UTF-8", req: WriteRequest{Path: str("a.txt"), Compose: jsonSub("[\"\xff\"]")}, code: ur,
+		{name: "a literal part not UTF-8", req: WriteFileRequest{Path: str("a.txt"), Compose: rawOf[[]PartForm]("[\"\xff\"]")}, code: ur,
 			at: "/compose/0", cause: errcode.NotUTF8, refused: true},
 		{name: "an unknown splice member", req: splice(`{"result":"r1","edits":[],"x":1}`), code: ur, at: "/splice", cause: ia, refused: true},
 		{name: "a splice without edits", req: splice(`{"result":"r1"}`), code: ur, at: "/splice", cause: ia, refused: true},
@@ -281,32 +281,32 @@ func TestWriteFileErrors(t *testing.T) {
 			at: "/splice/edits/0", cause: ia, msg: `text does not end with "\n": it would join line 2`, refused: true},
 		{name: "a compose text's part", req: splice(`{"result":"r1","edits":[{"lines":[1,1],"text":{"$compose":["a\n",{"result":"r1","lines":[9,9]}]}}]}`),
 			code: ur, at: "/splice/edits/0/text/$compose/1", cause: errcode.InvalidRange, refused: true},
-		{name: "the resolution before the path", req: WriteRequest{Path: str("../out"), Compose: jsonSub(`[{"result":"r9"}]`)},
+		{name: "the resolution before the path", req: WriteFileRequest{Path: str("../out"), Compose: rawOf[[]PartForm](`[{"result":"r9"}]`)},
 			code: ur, at: "/compose/0", cause: errcode.UnknownResult, refused: true},
 
 		// The path.
-		{name: "outside the root", req: WriteRequest{Path: str("../x.txt"), Text: str("x")}, code: errcode.PathOutsideRoot},
-		{name: "a symbolic link", req: WriteRequest{Path: str("link.txt"), Text: str("x"), Base: str("r1")}, code: errcode.NotRegularFile,
+		{name: "outside the root", req: WriteFileRequest{Path: str("../x.txt"), Text: str("x")}, code: errcode.PathOutsideRoot},
+		{name: "a symbolic link", req: WriteFileRequest{Path: str("link.txt"), Text: str("x"), Base: str("r1")}, code: errcode.NotRegularFile,
 			msg: `"link.txt" is a symbolic link to "a.txt"; write_file does not write through links: write "a.txt" itself, with its result as base`},
-		{name: "a directory", req: WriteRequest{Path: str("dir"), Text: str("x")}, code: errcode.NotRegularFile},
-		{name: "read-only", req: WriteRequest{Path: str("ro.txt"), Text: str("x")}, code: errcode.Unwritable, msg: "read-only (mode 0444)"},
-		{name: "a parent that is a file", req: WriteRequest{Path: str("a.txt/x"), Text: str("x")}, code: errcode.Unwritable,
+		{name: "a directory", req: WriteFileRequest{Path: str("dir"), Text: str("x")}, code: errcode.NotRegularFile},
+		{name: "read-only", req: WriteFileRequest{Path: str("ro.txt"), Text: str("x")}, code: errcode.Unwritable, msg: "read-only (mode 0444)"},
+		{name: "a parent that is a file", req: WriteFileRequest{Path: str("a.txt/x"), Text: str("x")}, code: errcode.Unwritable,
 			msg: "a parent is not a directory"},
-		{name: "the path before the base", req: WriteRequest{Path: str("../x"), Text: str("x"), Base: str("r9")}, code: errcode.PathOutsideRoot},
+		{name: "the path before the base", req: WriteFileRequest{Path: str("../x"), Text: str("x"), Base: str("r9")}, code: errcode.PathOutsideRoot},
 		{name: "no path to default to", req: splice(`{"result":"r3","edits":[]}`), code: ia, msg: "path is required: r3 has no source path"},
 
 		// The base.
-		{name: "an unknown base", req: WriteRequest{Path: str("a.txt"), Text: str("x"), Base: str("r9")}, code: errcode.UnknownResult},
+		{name: "an unknown base", req: WriteFileRequest{Path: str("a.txt"), Text: str("x"), Base: str("r9")}, code: errcode.UnknownResult},
 
 		// The conflict check.
-		{name: "no base over an existing file", req: WriteRequest{Path: str("a.txt"), Text: str("x")}, code: errcode.Conflict,
+		{name: "no base over an existing file", req: WriteFileRequest{Path: str("a.txt"), Text: str("x")}, code: errcode.Conflict,
 			details: &errcode.Details{File: &errcode.File{Path: "a.txt", SHA256: new(hexSum256("one\ntwo\nthree\n")), Current: new("r1")}, Size: new(int64(14))},
 			msg:     `file "a.txt" exists (14 bytes) and write_file never overwrites text you have not seen; its current text is r1`},
-		{name: "a base of another file's size", req: WriteRequest{Path: str("dir/d.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
+		{name: "a base of another file's size", req: WriteFileRequest{Path: str("dir/d.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
 			details: &errcode.Details{File: &errcode.File{Path: "dir/d.txt", SHA256: new(hexSum256("d\n")), Current: new("r4"),
 				Diff: new("@@ -1,3 +1,1 @@\n-one\n-two\n-three\n+d\n")}, Size: new(int64(2))},
 			msg: `file "dir/d.txt" does not hold r1's text (14 -> 2 bytes); its current text is r4: make the edit on r4`},
-		{name: "a base whose file is gone", req: WriteRequest{Path: str("gone.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
+		{name: "a base whose file is gone", req: WriteFileRequest{Path: str("gone.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
 			details: &errcode.Details{File: &errcode.File{Path: "gone.txt"}}, // size, sha256, current and diff null
 			msg:     `file "gone.txt" does not exist, so it does not hold r1's text; write it without base to create it`},
 	}
@@ -315,10 +315,10 @@ func TestWriteFileErrors(t *testing.T) {
 			t.Parallel()
 			b, dir := writeBriefing(t, limits.Defaults(), Legacy, limits.ClientSteps)
 			// r3: an output, which has no source path.
-			_, oerr := b.RetainOutput(Output{Label: "x", Text: "out\n"})
+			_, oerr := b.retainOutput(Output{Label: "x", Text: "out\n"})
 			require.Nil(t, oerr)
 			before := readTree(t, dir)
-			w, err := b.WriteFile(tt.req)
+			w, err := writeFile(b, tt.req)
 			assert.Nil(t, w)
 			require.NotNil(t, err)
 			assert.Equal(t, tt.code, err.Code, err.Error())
@@ -338,7 +338,7 @@ func TestWriteFileErrors(t *testing.T) {
 			assert.Equal(t, before, readTree(t, dir), "nothing is written")
 			assertNoTempFiles(t, dir)
 			if tt.refused {
-				_, err := b.WriteFile(WriteRequest{Path: str("fresh.txt"), Text: str("x")})
+				_, err := writeFile(b, WriteFileRequest{Path: str("fresh.txt"), Text: str("x")})
 				require.NotNil(t, err)
 				assert.Equal(t, errcode.StepRefused, err.Code)
 			}
@@ -355,21 +355,21 @@ func TestWriteFileBudget(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxExpandBytes = 20
 	b, dir := writeBriefing(t, cfg, Legacy, limits.ClientSteps)
-	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`), Path: str("b.txt")})
+	w, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`), Path: str("b.txt")})
 	require.Nil(t, err)
 	assert.Equal(t, int64(14), w.Budget.ExpandBytesUsed)
-	_, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`), Path: str("c.txt")})
+	_, err = writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`), Path: str("c.txt")})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.ExpansionTooLarge, err.Code)
 	assert.Equal(t, errcode.Details{Size: new(int64(14)), Limit: new(int64(20))}, err.Details)
 	assert.False(t, b.Budget().Refused)
 	assert.NotContains(t, readTree(t, dir), "c.txt")
-	w, err = b.WriteFile(WriteRequest{Text: str(strings.Repeat("x", 100)), Path: str("c.txt")})
+	w, err = writeFile(b, WriteFileRequest{Text: str(strings.Repeat("x", 100)), Path: str("c.txt")})
 	require.Nil(t, err, "text is not an expansion")
 	assert.Equal(t, int64(14), w.Budget.ExpandBytesUsed)
 
 	b.budget.Refuse()
-	_, err = b.WriteFile(WriteRequest{})
+	_, err = writeFile(b, WriteFileRequest{})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepRefused, err.Code, "a refused step comes before the arguments")
 }
@@ -382,15 +382,15 @@ func TestWriteFileStore(t *testing.T) {
 	cfg := limits.Defaults()
 	cfg.MaxResults = 2
 	b, dir := writeBriefing(t, cfg, Bounded, limits.ClientSteps)
-	_, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"before":1,"text":"0\n"}]}`)})
+	_, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"before":1,"text":"0\n"}]}`)})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StoreFull, err.Code)
 	assert.Equal(t, "one\ntwo\nthree\n", readTree(t, dir)["a.txt"])
-	_, err = b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[]}`)})
+	_, err = writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`)})
 	require.Nil(t, err, "an identical text is reused, so it fits")
 
 	b, dir = writeBriefing(t, cfg, Legacy, limits.ClientSteps)
-	w, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r1","edits":[{"before":1,"text":"0\n"}]}`)})
+	w, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"before":1,"text":"0\n"}]}`)})
 	require.Nil(t, err)
 	assert.Nil(t, w.Result.ID)
 	assert.Equal(t, "store_full", w.Result.Reason)
@@ -404,11 +404,11 @@ func TestWriteFileModelSteps(t *testing.T) {
 	t.Parallel()
 	for _, steps := range []limits.Steps{limits.ClientSteps, limits.ModelSteps} {
 		b, _ := writeBriefing(t, limits.Defaults(), Legacy, steps)
-		_, err := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"r9","edits":[]}`)})
+		_, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r9","edits":[]}`)})
 		require.NotNil(t, err)
 		said := strings.Contains(err.Msg, "the step is now refused: call begin_step to start a new step, then send the corrected edit")
 		assert.Equal(t, steps == limits.ModelSteps, said, "%s: %s", steps, err.Msg)
-		_, err = b.WriteFile(WriteRequest{Path: str("x"), Text: str("")})
+		_, err = writeFile(b, WriteFileRequest{Path: str("x"), Text: str("")})
 		require.NotNil(t, err)
 		assert.Equal(t, errcode.StepRefused, err.Code)
 		assert.Equal(t, steps == limits.ModelSteps, strings.Contains(err.Msg, "then repeat this call"), err.Msg)
@@ -433,7 +433,7 @@ func TestWriteFileRandomSplices(t *testing.T) {
 		root, err := workspace.Open(dir)
 		require.NoError(t, err)
 		b := New(Options{Limits: limits.Defaults(), Root: root})
-		e := b.Inspect([]string{"f.txt"})[0]
+		e := b.inspectPaths([]string{"f.txt"})[0]
 		require.Nil(t, e.Err)
 		id, current := *e.Descriptor.ID, text.String()
 		for step := range 5 {
@@ -471,7 +471,7 @@ func TestWriteFileRandomSplices(t *testing.T) {
 			if pos <= n {
 				want.WriteString(strings.Join(lines[pos-1:], ""))
 			}
-			w, werr := b.WriteFile(WriteRequest{Splice: jsonSub(`{"result":"` + id + `","edits":[` + strings.Join(edits, ",") + `]}`)})
+			w, werr := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"` + id + `","edits":[` + strings.Join(edits, ",") + `]}`)})
 			require.Nil(t, werr, "round %d step %d: %v", round, step, edits)
 			disk := readTree(t, dir)["f.txt"]
 			require.Equal(t, want.String(), disk, "round %d step %d: %v", round, step, edits)

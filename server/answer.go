@@ -5,9 +5,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 )
 
@@ -69,27 +67,6 @@ func marshal(v any) []byte {
 		panic(err) // details are strings and integers
 	}
 	return out
-}
-
-// lookup runs a lookup tool (SPEC section 4's order): the budget's first
-// checks, then the arguments, then run. Every answer carries the budget.
-func lookup[A any](b *briefing.Briefing, raw jsontape.Sub, run func(A) (text string, structured any, err *errcode.Error)) *mcp.CallToolResult {
-	fail := func(err *errcode.Error) *mcp.CallToolResult {
-		snap := b.Budget()
-		return failure(err, &snap)
-	}
-	if err := b.StartLookup(); err != nil {
-		return fail(err)
-	}
-	var args A
-	if err := decodeArgs(raw, &args); err != nil {
-		return fail(err)
-	}
-	text, structured, err := run(args)
-	if err != nil {
-		return fail(err)
-	}
-	return success(text, structured)
 }
 
 // appendCompactHTML appends valid JSON as json.Marshal nests a

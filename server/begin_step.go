@@ -3,15 +3,10 @@ package server
 import (
 	"strconv"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
 )
-
-type beginStepArgs struct{}
 
 // stepAnswer is begin_step's structured content: the new step and the nine
 // limits of SPEC section 5, by name, in flag order.
@@ -50,35 +45,21 @@ func (o orderedInts) AppendJSON(dst []byte) []byte {
 // MarshalJSON is AppendJSON's encoding.
 func (o orderedInts) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
 
-// beginStepDescription says who calls begin_step (SPEC section 5): the
-// governing client, or with --steps model the model itself, told when.
-func beginStepDescription(cfg ToolConfig) string {
+// beginStepTool is begin_step, whose description says who calls it (SPEC
+// section 5): the governing client, or with --steps model the model
+// itself, told when (the budget itself is then the instructions').
+func beginStepTool(cfg ToolConfig) transport.Tool {
 	budget := "(" + strconv.FormatInt(cfg.MaxLookups, 10) + " lookups, " + strconv.FormatInt(cfg.MaxStepBytes, 10) +
 		" escaped bytes, " + strconv.FormatInt(cfg.MaxExpandBytes, 10) + " expanded bytes)"
-	if cfg.modelSteps() {
-		// The budget itself is the instructions'.
-		return "Start a new step with a fresh budget. Call it when you start a new action, and whenever an answer is " +
-			"lookup_limit or step_refused; then repeat the call that was refused."
-	}
-	return "Governing client only: end the current step and start the next with a fresh budget " + budget +
-		". Returns the step number and the limits."
-}
-
-func beginStepTool(cfg ToolConfig) transport.Tool {
-	return transport.Tool{
-		Tool: mcp.Tool{
-			Name:            "begin_step",
-			Description:     beginStepDescription(cfg),
-			RawInputSchema:  schema(nil),
-			Annotations:     hints("Begin a step", false),
-			RawOutputSchema: outputSchema(beginStepOutput(cfg.Config)),
-		},
-		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
-			if err := decodeArgs(raw, &beginStepArgs{}); err != nil {
-				return failure(err, nil)
-			}
-			s := b.BeginStep()
-			return success("step "+strconv.FormatInt(s.Step, 10), stepAnswer{s.Step, s.Limits})
-		}),
-	}
+	return define[briefing.BeginStepRequest](cfg, definition{
+		name: "begin_step",
+		client: "Governing client only: end the current step and start the next with a fresh budget " + budget +
+			". Returns the step number and the limits.",
+		model: "Start a new step with a fresh budget. Call it when you start a new action, and whenever an answer is " +
+			"lookup_limit or step_refused; then repeat the call that was refused.",
+		annotations: hints("Begin a step", false),
+		output:      beginStepOutput(cfg.Config),
+	}, func(s briefing.Stepped) (string, any) {
+		return "step " + strconv.FormatInt(s.Step, 10), stepAnswer{s.Step, s.Limits}
+	})
 }

@@ -224,30 +224,3 @@ func BenchmarkStdioToolsList(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkDecodeArgs binds a lookup's three arguments, and an
-// expand_edit's arguments holding a 1 MiB literal, from the index of the
-// message that holds them (built once, outside the loop, as the transport
-// builds it once for the call).
-func BenchmarkDecodeArgs(b *testing.B) {
-	b.Run("get_lines", func(b *testing.B) {
-		raw := indexArgs(b, `{"result":"r1","first":120,"last":139}`)
-		for b.Loop() {
-			var a getLinesArgs
-			if err := decodeArgs(raw, &a); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("expand_edit 1 MiB", func(b *testing.B) {
-		text := `{"arguments":{"path":"a.go","content":{"$compose":["` + strings.Repeat("x", 1<<20) + `",{"result":"r1"}]}}}`
-		raw := indexArgs(b, text)
-		b.SetBytes(int64(len(text)))
-		for b.Loop() {
-			var a expandEditArgs
-			if err := decodeArgs(raw, &a); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}

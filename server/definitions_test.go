@@ -166,26 +166,3 @@ func TestAnswerModes(t *testing.T) {
 		})
 	}
 }
-
-// TestCompactSchema: model mode's input schemas leave out descriptions,
-// defaults and range and length keywords, and keep everything else in
-// order: names, types, required, enum, pattern, and a property that is
-// called like a keyword.
-func TestCompactSchema(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
-		{`{"type":"object","properties":{},"additionalProperties":false}`, `{"type":"object","properties":{},"additionalProperties":false}`},
-		{
-			`{"type":"object","description":"d","properties":{"n":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"x"}},"required":["n"]}`,
-			`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`,
-		},
-		{
-			`{"properties":{"default":{"type":"string","minLength":1,"maxLength":9,"enum":["a","b"]},"description":{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":2}}}`,
-			`{"properties":{"default":{"type":"string","enum":["a","b"]},"description":{"type":"array","items":{"type":"integer"}}}}`,
-		},
-		{`{"type":"string","pattern":"^[0-9a-f]{12,64}$","const":1.50}`, `{"type":"string","pattern":"^[0-9a-f]{12,64}$","const":1.50}`},
-		{`{"enum":["x",null,true,false,-1e3]}`, `{"enum":["x",null,true,false,-1e3]}`},
-	} {
-		assert.Equal(t, tc.want, string(compactSchema(json.RawMessage(tc.in))), tc.in)
-	}
-}

@@ -1,9 +1,12 @@
-// Package server is loom-results' MCP wiring: the tool definitions (one
-// file each: its arguments, its schema, a thin adapter to a briefing),
-// the binding of a tool's JSON arguments to a struct (args.go), and the
-// server that hands both to a transport (server/transport). It and its
-// transport are the only packages that import the MCP library, and of it
-// only the protocol's types (mcp-go's mcp package); the domain packages
+// Package server is loom-results' MCP wiring: each tool's definition (one
+// file each: its name, its descriptions, its annotations and the words of
+// its input schema), the one adapter that runs every tool (define, in
+// tools.go), the input schemas derived from the tools' request types
+// (input_schema.go), and the server that hands the tools to a transport
+// (server/transport). The arguments themselves are briefing's: a request
+// type per tool, decoded and checked there in the SPEC's order. server and
+// its transport are the only packages that import the MCP library, and of
+// it only the protocol's types (mcp-go's mcp package); the domain packages
 // (briefing, results, selectors, limits, workspace, errcode) know nothing
 // of MCP.
 //
@@ -41,21 +44,27 @@
 //     called with a transport.Call whose Arguments is the arguments'
 //     value in the index of step 2, under the call's context (which the
 //     cancellation of step 1, the session's end and Stop end).
-//  4. serve (server.go) finds the session's briefing in the context
-//     (Session.Bind put it there) and runs the handler as one call of it,
-//     Briefing.Do: the session's calls run one at a time, in arrival order
+//  4. The tool's handler, the one adapter of every tool (define in
+//     tools.go; get_lines.go holds only get_lines' definition), finds the
+//     session's briefing in the context (Session.Bind put it there) and
+//     runs the tool's operation as one call of it, Briefing.Do: the
+//     session's calls run one at a time, in arrival order
 //     (briefing/fifo.go).
-//  5. The tool (get_lines.go) is lookup (answer.go): the step's budget
-//     admits the lookup (limits), decodeArgs binds the arguments by
-//     walking their value in the message's index (args.go: the argument
-//     bytes are not scanned again), and Briefing.GetLines selects the
-//     lines of the stored result (briefing, results, selectors), charging
-//     the budget with the text's size and escaped size, measured as it is
-//     escaped once (limits.AppendMeasured). expand_edit and write_file
-//     hand their edit's value on to briefing the same way
-//     (jsontape.Sub), which walks it where it is.
-//  6. The answer, an *mcp.CallToolResult whose structured content is a
-//     briefing.Selection, becomes the JSON-RPC response with the
+//  5. The operation (briefing.OpOf, briefing/call.go) runs SPEC section
+//     4's order for the request type briefing.GetLinesRequest
+//     (briefing/requests.go): the step's budget admits the lookup
+//     (limits); the binder fills the request by walking the arguments'
+//     value in the message's index (briefing/args.go: the argument bytes
+//     are not scanned again); the request's checks run (a result or a
+//     path, the digest's form); then the lines of the stored result are
+//     selected (briefing, results, selectors) and the budget is charged
+//     with the text's size and escaped size, measured as it is escaped
+//     once (limits.AppendMeasured). An error answer carries the budget
+//     taken there. expand_edit and write_file take their edit's value the
+//     same way (briefing.Raw), and briefing walks it where it is.
+//  6. The adapter renders the answer (for get_lines, the selection's
+//     text and the briefing.Selection as structured content); the
+//     *mcp.CallToolResult becomes the JSON-RPC response with the
 //     request's id exactly as the client wrote it; an answer of the
 //     2026-07-28 era gets resultType and the server's identity.
 //  7. transport.AppendMessage (transport/encode.go) writes the response in
@@ -73,9 +82,9 @@
 //
 // # Scans of a call's argument bytes
 //
-// Once, in step 2. decodeArgs walks the index; a tool that takes a JSON
-// value (expand_edit's arguments, write_file's compose and splice) hands
-// the same value to briefing, which walks it too. The one exception is a
+// Once, in step 2. The binder walks the index; a tool that takes a JSON
+// value (expand_edit's arguments, write_file's compose and splice) gets
+// that value where the index holds it, and briefing walks it there. The one exception is a
 // message nesting deeper than the 1,000 levels of SPEC section 4.3
 // (hostile input): the arguments alone are then held to that limit by a
 // second scan of their bytes (jsontape.Sub.Check), so that a too-deep

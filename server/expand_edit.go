@@ -5,18 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
 )
-
-type expandEditArgs struct {
-	Arguments jsontape.Sub `arg:"arguments"`
-}
 
 // expandEditDescription states the rules a model needs to write nodes: what
 // a part and an edit are, what before: n means, the order of edits, the
@@ -39,38 +31,20 @@ func expandEditDescription(cfg ToolConfig) string {
 }
 
 func expandEditTool(cfg ToolConfig) transport.Tool {
-	return transport.Tool{
-		Tool: mcp.Tool{
-			Name:        "expand_edit",
-			Description: expandEditDescription(cfg),
-			RawInputSchema: schema([]prop{
-				{"arguments", `{"type":"object","description":"The action's ordinary arguments, in which each node is replaced by its text. ` +
-					`A node is exactly {\"$compose\": [part, ...]} (a part: a string, or a reference {\"result\", \"sha256\"?, ` +
-					`and at most one of \"bytes\", \"lines\" or \"pointer\"}) or exactly {\"$splice\": {\"result\", \"sha256\"?, \"edits\"}}; ` +
-					`e.g. {\"path\": \"a.go\", \"content\": {\"$splice\": {\"result\": \"r1\", \"edits\": [{\"lines\": [3, 3], \"text\": \"x\\n\"}]}}}."}`},
-			}, "arguments"),
-			Annotations:     hints("Expand an edit", false),
-			RawOutputSchema: outputSchema(expandEditOutput),
+	return define[briefing.ExpandEditRequest](cfg, definition{
+		name:        "expand_edit",
+		client:      expandEditDescription(cfg),
+		annotations: hints("Expand an edit", false),
+		input: map[string]keywords{
+			"arguments": {description: `The action's ordinary arguments, in which each node is replaced by its text. ` +
+				`A node is exactly {"$compose": [part, ...]} (a part: a string, or a reference {"result", "sha256"?, ` +
+				`and at most one of "bytes", "lines" or "pointer"}) or exactly {"$splice": {"result", "sha256"?, "edits"}}; ` +
+				`e.g. {"path": "a.go", "content": {"$splice": {"result": "r1", "edits": [{"lines": [3, 3], "text": "x\n"}]}}}.`},
 		},
-		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
-			fail := func(err *errcode.Error) *mcp.CallToolResult {
-				snap := b.Budget()
-				return failure(err, &snap)
-			}
-			if err := b.CheckEdit(); err != nil {
-				return fail(err)
-			}
-			var a expandEditArgs
-			if err := decodeArgs(raw, &a); err != nil {
-				return fail(err)
-			}
-			x, err := b.ExpandEdit(a.Arguments)
-			if err != nil {
-				return fail(err)
-			}
-			return success(x.Text, expandAnswer{x.Arguments, x.Expansions, x.Budget})
-		}),
-	}
+		output: expandEditOutput,
+	}, func(x *briefing.Expanded) (string, any) {
+		return x.Text, expandAnswer{x.Arguments, x.Expansions, x.Budget}
+	})
 }
 
 // expandAnswer is expand_edit's structured content.

@@ -7,19 +7,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/server/transport"
 )
-
-type inspectArgs struct {
-	// Paths are lenient: a path that is not UTF-8 is that entry's error
-	// alone (SPEC 5), not the call's.
-	Paths []string `arg:"paths,lenient"`
-}
 
 // inspectAnswer is inspect's structured content.
 type inspectAnswer struct {
@@ -70,47 +61,39 @@ func (a inspectAnswer) AppendJSON(dst []byte) []byte {
 }
 
 func inspectTool(cfg ToolConfig) transport.Tool {
-	return transport.Tool{
-		Tool: mcp.Tool{
-			Name: "inspect",
-			Description: cfg.describe(
-				fmt.Sprintf("Read 1 to %d files under the root once and keep their exact bytes for this session. "+
-					"Shows a descriptor per path (ID, sha256, bytes, lines, a preview of at most %d bytes), not the contents; "+
-					"a directory (\".\" is the root) is retained as the list of its files, one path a line, .gitignore honoured; "+
-					"use find and get_lines/get_range/get_json to read what you need. Files over %d bytes are refused (too_large). "+
-					"Not a lookup: it spends no budget.", briefing.MaxPaths, cfg.PreviewBytes, cfg.MaxResultBytes),
-				fmt.Sprintf("Keep the exact bytes of 1 to %d files for this session and show a descriptor of each (ID, sha256, "+
-					"bytes, lines, a preview of at most %d bytes), not its contents; a directory gives the list of its files "+
-					"(.gitignore honoured) as a result. Not a lookup.", briefing.MaxPaths, cfg.PreviewBytes)),
-			RawInputSchema: schema([]prop{
-				{"paths", fmt.Sprintf(`{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":%d,"description":"Paths relative to the root (or absolute under it)."}`, briefing.MaxPaths)},
-			}, "paths"),
-			Annotations:     hints("Inspect files", true),
-			RawOutputSchema: outputSchema(inspectOutput),
+	return define[briefing.InspectRequest](cfg, definition{
+		name: "inspect",
+		client: fmt.Sprintf("Read 1 to %d files under the root once and keep their exact bytes for this session. "+
+			"Shows a descriptor per path (ID, sha256, bytes, lines, a preview of at most %d bytes), not the contents; "+
+			"a directory (\".\" is the root) is retained as the list of its files, one path a line, .gitignore honoured; "+
+			"use find and get_lines/get_range/get_json to read what you need. Files over %d bytes are refused (too_large). "+
+			"Not a lookup: it spends no budget.", briefing.MaxPaths, cfg.PreviewBytes, cfg.MaxResultBytes),
+		model: fmt.Sprintf("Keep the exact bytes of 1 to %d files for this session and show a descriptor of each (ID, sha256, "+
+			"bytes, lines, a preview of at most %d bytes), not its contents; a directory gives the list of its files "+
+			"(.gitignore honoured) as a result. Not a lookup.", briefing.MaxPaths, cfg.PreviewBytes),
+		annotations: hints("Inspect files", true),
+		input: map[string]keywords{
+			"paths": {minItems: 1, maxItems: briefing.MaxPaths, description: "Paths relative to the root (or absolute under it)."},
 		},
-		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
-			var a inspectArgs
-			if err := decodeArgs(raw, &a); err != nil {
-				return failure(err, nil)
-			}
-			if err := briefing.CheckPaths(a.Paths); err != nil {
-				return failure(err, nil)
-			}
-			entries := b.Inspect(a.Paths)
-			var text strings.Builder
-			out := inspectAnswer{Results: make([]inspectEntry, len(entries))}
-			for i, e := range entries {
-				if e.Err != nil {
-					out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
-					fmt.Fprintf(&text, "%s: %s\n", results.TextName(cutPath(e.Path)), e.Err.Text())
-					continue
-				}
-				out.Results[i] = inspectEntry{Descriptor: e.Descriptor}
-				renderDescriptor(&text, *e.Descriptor)
-			}
-			return success(text.String(), out)
-		}),
+		output: inspectOutput,
+	}, renderInspect)
+}
+
+// renderInspect renders inspect's entries: a descriptor, or the path's
+// error line, each.
+func renderInspect(entries []briefing.Entry) (string, any) {
+	var text strings.Builder
+	out := inspectAnswer{Results: make([]inspectEntry, len(entries))}
+	for i, e := range entries {
+		if e.Err != nil {
+			out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
+			fmt.Fprintf(&text, "%s: %s\n", results.TextName(cutPath(e.Path)), e.Err.Text())
+			continue
+		}
+		out.Results[i] = inspectEntry{Descriptor: e.Descriptor}
+		renderDescriptor(&text, *e.Descriptor)
 	}
+	return text.String(), out
 }
 
 // cutPath is a path as an error entry's text shows it: whole, or for one

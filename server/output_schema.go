@@ -134,6 +134,33 @@ func selectionOutput(selection string, extra ...prop) string {
 	return objectSchema(append(ps, extra...))
 }
 
+// prop is one property of an output schema.
+type prop struct {
+	name   string
+	schema string // the property's JSON schema
+}
+
+// schema returns an object schema that allows only the given properties,
+// requiring those named in required.
+func schema(props []prop, required ...string) json.RawMessage {
+	b := []byte(`{"type":"object","properties":{`)
+	for i, p := range props {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, marshal(p.name)...)
+		b = append(b, ':')
+		b = append(b, p.schema...)
+	}
+	b = append(b, `},"additionalProperties":false`...)
+	if len(required) > 0 {
+		b = append(b, `,"required":`...)
+		b = append(b, marshal(required)...)
+	}
+	b = append(b, '}')
+	return b
+}
+
 // objectSchema is an object with exactly the properties ps, all required.
 func objectSchema(ps []prop) string {
 	names := make([]string, len(ps))

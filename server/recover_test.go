@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -69,6 +70,20 @@ func withFaultyTools(t *testing.T, log *syncBuffer) *Server {
 			}),
 		},
 	)
+}
+
+// serve adapts a test's handler to the transport as define does: it finds
+// the call's briefing and runs the handler as one call of it.
+func serve(h func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult) transport.Handler {
+	return func(ctx context.Context, call transport.Call) (*mcp.CallToolResult, error) {
+		b := briefingFrom(ctx)
+		if b == nil {
+			return nil, errNoBriefing
+		}
+		var res *mcp.CallToolResult
+		b.Do(func() { res = h(b, call.Arguments) })
+		return res, nil
+	}
 }
 
 // faults are the calls that fail inside the server, and what the -32603

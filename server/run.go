@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,14 +8,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
-
-type runArgs struct {
-	Name string `arg:"name"`
-}
 
 // runTool is run (SPEC section 10), listed with --run: the model runs one
 // of the commands a person named, by name, and gets the output's
@@ -34,58 +28,21 @@ func runTool(cfg ToolConfig) transport.Tool {
 		"get_lines read the rest. A command that runs past %s is stopped. You cannot change a command or add arguments.",
 		cfg.PreviewBytes, cfg.RunTimeout)
 	commands := "\nThe commands:" + list.String()
-	return transport.Tool{
-		Tool: mcp.Tool{
-			Name:        "run",
-			Description: cfg.describe(description+" Not a lookup: it spends no budget."+commands, description+commands),
-			RawInputSchema: schema([]prop{
-				{"name", `{"type":"string","enum":` + string(marshal(names)) + `,"description":"The command to run, by its name."}`},
-			}, "name"),
-			Annotations: mcp.ToolAnnotation{
-				Title:           "Run a named command",
-				ReadOnlyHint:    mcp.ToBoolPtr(false),
-				DestructiveHint: mcp.ToBoolPtr(true),
-				IdempotentHint:  mcp.ToBoolPtr(false),
-				OpenWorldHint:   mcp.ToBoolPtr(true),
-			},
-			RawOutputSchema: outputSchema(runOutput),
+	return define[briefing.RunRequest](cfg, definition{
+		name:        "run",
+		client:      description + " Not a lookup: it spends no budget." + commands,
+		model:       description + commands,
+		annotations: writes("Run a named command", true),
+		input: map[string]keywords{
+			"name": {enum: names, description: "The command to run, by its name."},
 		},
-		Handler: func(ctx context.Context, call transport.Call) (*mcp.CallToolResult, error) {
-			b := briefingFrom(ctx)
-			if b == nil {
-				return nil, errNoBriefing
-			}
-			var res *mcp.CallToolResult
-			b.Do(func() { res = runCall(ctx, b, call.Arguments, call.ProgressToken) })
-			return res, nil
-		},
-	}
+		output: runOutput,
+	}, renderRun)
 }
 
 // runOutput is run's answer: the output's descriptor, whose preview is the
 // output's tail.
 const runOutput = `{"$ref":"#/$defs/descriptor"}`
-
-// runCall runs one call of run in its turn of the briefing: the command's
-// progress is sent as notifications/progress when the request carries a
-// progressToken.
-func runCall(ctx context.Context, b *briefing.Briefing, raw jsontape.Sub, token mcp.ProgressToken) *mcp.CallToolResult {
-	var a runArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return failure(err, nil)
-	}
-	var progress func(briefing.Progress)
-	if token != nil {
-		progress = func(p briefing.Progress) { transport.Notify(ctx, progressNote(token, p)) }
-	}
-	ran, err := b.Run(ctx, a.Name, progress)
-	if err != nil {
-		return failure(err, nil)
-	}
-	var text strings.Builder
-	renderRun(&text, ran)
-	return success(text.String(), &ran.Descriptor)
-}
 
 // progressNote is a progress notification of a running command: the
 // bytes of output so far, and its last complete line as the message.
@@ -111,20 +68,23 @@ func progressNote(token mcp.ProgressToken, p briefing.Progress) mcp.JSONRPCNotif
 //	[tail: last 1019 of 48213 bytes]
 //	--- FAIL: TestX (0.00s)
 //	FAIL
-func renderRun(b *strings.Builder, r *briefing.Ran) {
+//
+// The structured content is the descriptor.
+func renderRun(r *briefing.Ran) (string, any) {
+	var b strings.Builder
 	header := r.Descriptor
 	header.Preview, header.PreviewComplete = nil, nil
-	renderDescriptor(b, header)
-	if r.Tail == "" {
-		return
+	renderDescriptor(&b, header)
+	if r.Tail != "" {
+		if !r.TailComplete {
+			b.WriteString("[tail: last " + strconv.Itoa(len(r.Tail)) + " of " + strconv.FormatInt(r.Descriptor.Bytes, 10) + " bytes]\n")
+		}
+		b.WriteString(r.Tail)
+		if !strings.HasSuffix(r.Tail, "\n") {
+			b.WriteByte('\n')
+		}
 	}
-	if !r.TailComplete {
-		b.WriteString("[tail: last " + strconv.Itoa(len(r.Tail)) + " of " + strconv.FormatInt(r.Descriptor.Bytes, 10) + " bytes]\n")
-	}
-	b.WriteString(r.Tail)
-	if !strings.HasSuffix(r.Tail, "\n") {
-		b.WriteByte('\n')
-	}
+	return b.String(), &r.Descriptor
 }
 
 // commandNames lists the commands' names for the instructions: "test, lint".

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"maps"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -16,29 +15,12 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/conformance"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/limits"
 )
 
-// argStructs maps every tool to the struct its arguments decode into. A new
-// tool needs its entry here, or TestInputSchemasMatchArguments fails.
-var argStructs = map[string]any{
-	"inspect":       inspectArgs{},
-	"find":          findArgs{},
-	"get_lines":     getLinesArgs{},
-	"get_range":     getRangeArgs{},
-	"get_json":      getJSONArgs{},
-	"list_results":  listResultsArgs{},
-	"expand_edit":   expandEditArgs{},
-	"retain_output": retainOutputArgs{},
-	"begin_step":    beginStepArgs{},
-	"write_file":    writeFileArgs{},
-	"run":           runArgs{},
-}
-
-// inputSchema is what these tests read of an input schema.
-type inputSchema struct {
+// inputSchemaProps is what these tests read of an input schema.
+type inputSchemaProps struct {
 	Properties map[string]struct {
 		Type    string `json:"type"`
 		Default any    `json:"default"`
@@ -46,62 +28,11 @@ type inputSchema struct {
 	Required []string `json:"required"`
 }
 
-func readInputSchema(t *testing.T, raw json.RawMessage) inputSchema {
+func readInputSchema(t *testing.T, raw json.RawMessage) inputSchemaProps {
 	t.Helper()
-	var s inputSchema
+	var s inputSchemaProps
 	require.NoError(t, json.Unmarshal(raw, &s))
 	return s
-}
-
-// TestInputSchemasMatchArguments: each tool's input schema lists exactly
-// the arguments its struct decodes (the `arg` tags), requires exactly the
-// required ones (the fields that are not pointers, as decodeArgs has it),
-// and gives each the JSON type of its field.
-func TestInputSchemasMatchArguments(t *testing.T) {
-	t.Parallel()
-	jsonType := map[reflect.Kind]string{reflect.String: "string", reflect.Int64: "integer", reflect.Bool: "boolean"}
-	for _, tool := range Tools(ToolConfig{Config: limits.Defaults(), Write: true, Commands: snapCommands(t)}) {
-		name := tool.Tool.Name
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			args, ok := argStructs[name]
-			require.True(t, ok, "add %s's arguments struct to argStructs", name)
-			var props, required []string
-			wantType := map[string]string{}
-			typ := reflect.TypeOf(args)
-			for i := range typ.NumField() {
-				f := typ.Field(i)
-				arg, _, _ := strings.Cut(f.Tag.Get("arg"), ",")
-				props = append(props, arg)
-				ft := f.Type
-				if ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				} else {
-					required = append(required, arg)
-				}
-				switch {
-				case ft == reflect.TypeFor[jsontape.Sub]():
-					// Raw values, judged by the tool: expand_edit's
-					// arguments and write_file's splice are objects,
-					// write_file's compose an array.
-					wantType[arg] = map[string]string{"compose": "array"}[arg]
-					if wantType[arg] == "" {
-						wantType[arg] = "object"
-					}
-				case ft.Kind() == reflect.Slice:
-					wantType[arg] = "array"
-				default:
-					wantType[arg] = jsonType[ft.Kind()]
-				}
-			}
-			got := readInputSchema(t, tool.Tool.RawInputSchema)
-			assert.ElementsMatch(t, props, slices.Collect(maps.Keys(got.Properties)), "properties")
-			assert.ElementsMatch(t, required, got.Required, "required")
-			for arg, want := range wantType {
-				assert.Equal(t, want, got.Properties[arg].Type, arg)
-			}
-		})
-	}
 }
 
 // TestInputSchemaDefaults: every argument with a default states it, so
@@ -161,7 +92,7 @@ func TestDefaultsMeanOmitted(t *testing.T) {
 		"list_results":  `{}`,
 		"retain_output": `{"label":"go test","text":"ok\n"}`,
 	}
-	schemas := map[string]inputSchema{}
+	schemas := map[string]inputSchemaProps{}
 	for _, tool := range Tools(ToolConfig{Config: cfg, Write: true}) {
 		schemas[tool.Tool.Name] = readInputSchema(t, tool.Tool.RawInputSchema)
 	}

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/internal/version"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
@@ -166,26 +163,8 @@ func briefingFrom(ctx context.Context) *briefing.Briefing {
 	return b
 }
 
-// handler is what each tool implements: given its briefing and its
-// arguments, as the transport read them (a value of the message's index;
-// the zero Sub when the call has none), the answer. It runs inside the
-// briefing's Do.
-type handler func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult
-
-// serve adapts a handler to the transport: it finds the call's briefing
-// and runs the handler as one call of it.
-func serve(h handler) transport.Handler {
-	return func(ctx context.Context, call transport.Call) (*mcp.CallToolResult, error) {
-		b := briefingFrom(ctx)
-		if b == nil {
-			return nil, errNoBriefing
-		}
-		var res *mcp.CallToolResult
-		b.Do(func() { res = h(b, call.Arguments) })
-		return res, nil
-	}
-}
-
+// errNoBriefing answers a call whose context carries no briefing: a
+// transport serving the tools without their Session.
 var errNoBriefing = errcode.New(errcode.InvalidArgument, "no session state for this call")
 
 // HTTPHandler is the handler that ListenAndServeHTTP serves, for an HTTP

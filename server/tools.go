@@ -1,12 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"reflect"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
@@ -59,23 +59,12 @@ func (cfg ToolConfig) answers() Answers {
 	return cfg.Answers
 }
 
-// describe picks a tool's description for the step mode. With --steps
-// model every definition is sent to the model on every turn, so a
-// description says only what is particular to its tool: the loop and the
-// budget are the instructions' (SPEC section 2).
-func (cfg ToolConfig) describe(client, model string) string {
-	if cfg.modelSteps() {
-		return model
-	}
-	return client
-}
-
 // Tools returns the tools of SPEC section 5 for cfg (tools/list sorts them
 // by name): with --steps model without expand_edit and retain_output,
-// which a stock client cannot use, and with compact input schemas;
-// write_file only with cfg.Write, run only with cfg.Commands. With
-// --answers text no tool has an
-// outputSchema and no answer a structured content.
+// which a stock client cannot use, and with compact input schemas
+// (inputSchema); write_file only with cfg.Write, run only with
+// cfg.Commands. With --answers text no tool has an outputSchema and no
+// answer a structured content.
 func Tools(cfg ToolConfig) []transport.Tool {
 	tools := []transport.Tool{
 		inspectTool(cfg),
@@ -97,9 +86,6 @@ func Tools(cfg ToolConfig) []transport.Tool {
 	}
 	for i := range tools {
 		t := &tools[i]
-		if cfg.modelSteps() {
-			t.Tool.RawInputSchema = compactSchema(t.Tool.RawInputSchema)
-		}
 		if cfg.answers() == AnswersText {
 			t.Tool.RawOutputSchema = nil
 			t.Handler = textOnly(t.Handler)
@@ -124,7 +110,8 @@ func textOnly(h transport.Handler) transport.Handler {
 // and runs nothing (SPEC section 1): read-only, not destructive and
 // closed-world; idempotent says whether a repeated call changes nothing,
 // which lookups do not promise: each one spends the step's budget.
-// write_file, the one tool that writes, sets its own (SPEC section 9).
+// write_file and run change what is outside the server: theirs are
+// writes'.
 func hints(title string, idempotent bool) mcp.ToolAnnotation {
 	return mcp.ToolAnnotation{
 		Title:           title,
@@ -135,117 +122,86 @@ func hints(title string, idempotent bool) mcp.ToolAnnotation {
 	}
 }
 
-// prop is one property of an input schema.
-type prop struct {
-	name   string
-	schema string // the property's JSON schema
-}
-
-// schema returns an object input schema that allows only the given
-// properties, requiring those named in required.
-func schema(props []prop, required ...string) json.RawMessage {
-	b := []byte(`{"type":"object","properties":{`)
-	for i, p := range props {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, marshal(p.name)...)
-		b = append(b, ':')
-		b = append(b, p.schema...)
+// writes are the annotation hints of a tool that changes what is outside
+// the server: not read-only, destructive, not idempotent; openWorld for a
+// tool that runs commands, which may do whatever their user may (SPEC
+// sections 9 and 10).
+func writes(title string, openWorld bool) mcp.ToolAnnotation {
+	return mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    mcp.ToBoolPtr(false),
+		DestructiveHint: mcp.ToBoolPtr(true),
+		IdempotentHint:  mcp.ToBoolPtr(false),
+		OpenWorldHint:   mcp.ToBoolPtr(openWorld),
 	}
-	b = append(b, `},"additionalProperties":false`...)
-	if len(required) > 0 {
-		b = append(b, `,"required":`...)
-		b = append(b, marshal(required)...)
+}
+
+// definition is what the server holds of a tool beside its request type:
+// its name, its descriptions by step mode (SPEC section 2), its
+// annotations, the keywords of its input schema beyond what the request
+// type gives (inputSchema), and its output schema's success shape
+// (outputSchema).
+type definition struct {
+	name string
+	// client and model are the descriptions with --steps client and model
+	// (model "" is client's). With --steps model every definition is sent
+	// to the model on every turn, so a description says only what is
+	// particular to its tool: the loop and the budget are the
+	// instructions' (SPEC section 2).
+	client, model string
+	annotations   mcp.ToolAnnotation
+	input         map[string]keywords
+	order         []string // the input schema's properties in this order; nil: the request type's
+	output        string
+}
+
+// define returns the tool of d whose arguments are the request type R and
+// whose answer render turns into the text content and the structured
+// content. Its handler is the one adapter of every tool: it finds the
+// call's briefing and runs R's operation (briefing.OpOf: the checks in the
+// SPEC's order, then the tool's work) as one call of it, and answers with
+// success, or with failure and the budget the operation decided.
+func define[R any, A any, P interface {
+	*R
+	briefing.Request[A]
+}](cfg ToolConfig, d definition, render func(A) (string, any)) transport.Tool {
+	description := d.client
+	if cfg.modelSteps() && d.model != "" {
+		description = d.model
 	}
-	b = append(b, '}')
-	return b
-}
-
-// refProps are the properties that name a result (SPEC section 4).
-var refProps = []prop{
-	{"result", `{"type":"string","description":"Result ID from a descriptor, e.g. r3."}`},
-	{"sha256", `{"type":"string","pattern":"^[0-9a-fA-F]{12,64}$","description":"Optional prefix (12-64 hex digits) of the result's SHA-256; a mismatch fails with digest_mismatch."}`},
-}
-
-func props(ps ...[]prop) []prop {
-	var out []prop
-	for _, p := range ps {
-		out = append(out, p...)
-	}
-	return out
-}
-
-// compactKeywords are the schema keywords that model mode's input schemas
-// leave out (SPEC section 2): property descriptions, defaults, and range
-// and length keywords. Names, types, required and enum stay.
-var compactKeywords = map[string]bool{
-	"description": true, "default": true,
-	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true,
-	"minLength": true, "maxLength": true, "minItems": true, "maxItems": true,
-}
-
-// compactSchema returns a JSON schema without compactKeywords, in compact
-// JSON with its members in their order. The members of "properties" are
-// names, not keywords: a property may be called "default".
-func compactSchema(schema json.RawMessage) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	out, err := compactValue(dec, nil, false)
-	if err != nil {
-		panic("compactSchema: " + err.Error()) // every schema here is the server's own
-	}
-	return out
-}
-
-// compactValue copies the next value of dec to dst; names says that the
-// value, if an object, maps names to schemas rather than keywords.
-func compactValue(dec *json.Decoder, dst []byte, names bool) ([]byte, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch tok {
-	case json.Delim('{'):
-		dst = append(dst, '{')
-		for n := 0; dec.More(); {
-			tok, err := dec.Token()
-			if err != nil {
-				return nil, err
+	op := briefing.OpOf[R, A, P]()
+	return transport.Tool{
+		Tool: mcp.Tool{
+			Name:            d.name,
+			Description:     description,
+			RawInputSchema:  inputSchema(reflect.TypeFor[R](), d.input, d.order, cfg.modelSteps()),
+			Annotations:     d.annotations,
+			RawOutputSchema: outputSchema(d.output),
+		},
+		Handler: func(ctx context.Context, call transport.Call) (*mcp.CallToolResult, error) {
+			b := briefingFrom(ctx)
+			if b == nil {
+				return nil, errNoBriefing
 			}
-			key := tok.(string)
-			if !names && compactKeywords[key] {
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					return nil, err
+			c := briefing.Call{Arguments: call.Arguments}
+			if token := call.ProgressToken; token != nil {
+				c.Progress = func(p briefing.Progress) { transport.Notify(ctx, progressNote(token, p)) }
+			}
+			var res *mcp.CallToolResult
+			b.Do(func() {
+				a, f := op(ctx, b, c)
+				if f != nil {
+					res = failure(f.Err, f.Budget)
+					return
 				}
-				continue
-			}
-			if n++; n > 1 {
-				dst = append(dst, ',')
-			}
-			dst = append(append(dst, marshal(key)...), ':')
-			if dst, err = compactValue(dec, dst, !names && (key == "properties" || key == "$defs")); err != nil {
-				return nil, err
-			}
-		}
-		_, err = dec.Token()
-		return append(dst, '}'), err
-	case json.Delim('['):
-		dst = append(dst, '[')
-		for n := 0; dec.More(); n++ {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			if dst, err = compactValue(dec, dst, false); err != nil {
-				return nil, err
-			}
-		}
-		_, err = dec.Token()
-		return append(dst, ']'), err
+				text, structured := render(a)
+				res = success(text, structured)
+			})
+			return res, nil
+		},
 	}
-	if num, ok := tok.(json.Number); ok {
-		return append(dst, num...), nil
-	}
-	return append(dst, marshal(tok)...), nil
 }
+
+// textContent renders an answer that carries its own text content: the
+// text, and the answer as the structured content.
+func textContent[A briefing.Answer](a A) (string, any) { return a.TextContent(), a }

@@ -3,44 +3,9 @@ package server
 import (
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/loom-results/loom-results/briefing"
-	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/server/transport"
 )
-
-type writeFileArgs struct {
-	Path    *string       `arg:"path"`
-	Text    *string       `arg:"text"`
-	Compose *jsontape.Sub `arg:"compose"`
-	Splice  *jsontape.Sub `arg:"splice"`
-	Base    *string       `arg:"base"`
-}
-
-// partSchema describes a part of a compose without a type union: a part is
-// a string or a reference object, so the schema constrains objects only
-// (properties apply to objects) and says the rest in its description.
-const partSchema = `{"description":"A part: a string (literal text), or a reference {\"result\", \"sha256\"?} with at most one of ` +
-	`\"bytes\": [start, end], \"lines\": [first, last] (or [first]: to the end), \"pointer\" (with \"as\": \"lexeme\" or \"string\"); ` +
-	`no selector means the whole result.","properties":{` +
-	`"result":{"type":"string","description":"Result ID, e.g. r3."},` +
-	`"sha256":{"type":"string","description":"Optional prefix (12-64 hex digits) of the result's SHA-256."},` +
-	`"bytes":{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":2,"description":"Half-open byte range [start, end)."},` +
-	`"lines":{"type":"array","items":{"type":"integer"},"minItems":1,"maxItems":2,"description":"Inclusive lines [first, last], or [first] to the end."},` +
-	`"pointer":{"type":"string","description":"RFC 6901 JSON pointer into a JSON result."},` +
-	`"as":{"type":"string","enum":["lexeme","string"],"description":"With pointer: the value as written (lexeme, default) or a string's decoded text."}` +
-	`},"additionalProperties":false}`
-
-// editSchema describes one edit of a splice.
-const editSchema = `{"type":"object","description":"One edit: {\"lines\": [first, last], \"text\"} replaces those whole lines (newlines ` +
-	`included) by text; {\"before\": n, \"text\"} inserts text before line n (n = lines + 1 appends).","properties":{` +
-	`"lines":{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":2,"description":"The stored lines [first, last] to replace; [n, n] for one line."},` +
-	`"before":{"type":"integer","description":"Insert before this stored line; lines + 1 appends."},` +
-	`"text":{"description":"The new text: a string (\"\" deletes), or {\"$compose\": [part, ...]}. A non-empty text ends with \"\\n\" ` +
-	`unless it is the last edit and reaches the end of the result."}` +
-	`},"required":["text"],"additionalProperties":false}`
 
 // writeFileModelDescription is write_file's description for a model that
 // steps itself: model mode's schemas have no property descriptions, so it
@@ -57,66 +22,56 @@ const writeFileModelDescription = "Write a file under the root. Give one of: spl
 	"refuses the step: call begin_step, then send the corrected call."
 
 func writeFileTool(cfg ToolConfig) transport.Tool {
-	refused := "A failing edit (unresolved_edit) refuses the step."
-	return transport.Tool{
-		Tool: mcp.Tool{
-			Name: "write_file",
-			Description: cfg.describe("Write a file under the root from an edit of a result you inspected, without generating unchanged text again. "+
-				"Give exactly one of: splice, line edits of a stored result ({\"result\", \"edits\"}: usually the best); compose, "+
-				"the new text as parts (literal strings and stored selections); or text, the whole new text. "+
-				`An edit is {"lines": [first, last], "text"} (replace those whole lines) or {"before": n, "text"} (insert before line n; `+
-				"n = lines + 1 appends). Line numbers refer to the result as stored; edits come in file order and must not overlap; "+
-				`a non-empty text must end with "\n" unless it is the last edit and reaches the end of the result. `+
-				"path defaults to the spliced result's file, and base, the result the edit was made from, to the spliced result when "+
-				"it is that file's. The file must still hold exactly base's bytes (otherwise conflict, which retains the file's current text as a result: redo the "+
-				"edit on it); without base only a new file is written. The write is atomic. Answers with the unified diff and the new "+
-				fmt.Sprintf("result ID of the written text, so the next edit splices that result with its new line numbers. "+
-					"At most %d expanded bytes a step. ", cfg.MaxExpandBytes)+refused,
-				writeFileModelDescription),
-			RawInputSchema: schema([]prop{
-				{"path", `{"type":"string","description":"File to write, relative to the root (default: the spliced result's path)."}`},
-				{"splice", `{"type":"object","description":"Line edits of a stored result: its text with the edits applied.","properties":{` +
-					`"result":{"type":"string","description":"Result ID to edit, e.g. r3."},` +
-					`"sha256":{"type":"string","description":"Optional prefix (12-64 hex digits) of its SHA-256."},` +
-					`"edits":{"type":"array","items":` + editSchema + `,"description":"Edits in file order, not overlapping; [] keeps the text."}` +
-					`},"required":["result","edits"],"additionalProperties":false}`},
-				{"compose", `{"type":"array","items":` + partSchema + `,"description":"The new text as parts, concatenated."}`},
-				{"text", `{"type":"string","description":"The whole new text."}`},
-				{"base", `{"type":"string","description":"Result ID of the text the edit was made from (default: the spliced result, when it is the file's); the file must still hold exactly its bytes."}`},
-			}),
-			RawOutputSchema: outputSchema(writeFileOutput),
-			Annotations: mcp.ToolAnnotation{
-				Title:           "Write a file",
-				ReadOnlyHint:    mcp.ToBoolPtr(false),
-				DestructiveHint: mcp.ToBoolPtr(true), // it replaces a file's contents
-				IdempotentHint:  mcp.ToBoolPtr(false),
-				OpenWorldHint:   mcp.ToBoolPtr(false),
-			},
+	return define[briefing.WriteFileRequest](cfg, definition{
+		name: "write_file",
+		client: "Write a file under the root from an edit of a result you inspected, without generating unchanged text again. " +
+			"Give exactly one of: splice, line edits of a stored result ({\"result\", \"edits\"}: usually the best); compose, " +
+			"the new text as parts (literal strings and stored selections); or text, the whole new text. " +
+			`An edit is {"lines": [first, last], "text"} (replace those whole lines) or {"before": n, "text"} (insert before line n; ` +
+			"n = lines + 1 appends). Line numbers refer to the result as stored; edits come in file order and must not overlap; " +
+			`a non-empty text must end with "\n" unless it is the last edit and reaches the end of the result. ` +
+			"path defaults to the spliced result's file, and base, the result the edit was made from, to the spliced result when " +
+			"it is that file's. The file must still hold exactly base's bytes (otherwise conflict, which retains the file's current text as a result: redo the " +
+			"edit on it); without base only a new file is written. The write is atomic. Answers with the unified diff and the new " +
+			fmt.Sprintf("result ID of the written text, so the next edit splices that result with its new line numbers. "+
+				"At most %d expanded bytes a step. ", cfg.MaxExpandBytes) + "A failing edit (unresolved_edit) refuses the step.",
+		model:       writeFileModelDescription,
+		annotations: writes("Write a file", false), // it replaces a file's contents
+		// splice first: usually the best for a model.
+		order: []string{"path", "splice", "compose", "text", "base"},
+		input: map[string]keywords{
+			"path":                  {description: "File to write, relative to the root (default: the spliced result's path)."},
+			"splice":                {description: "Line edits of a stored result: its text with the edits applied."},
+			"splice/result":         {description: "Result ID to edit, e.g. r3."},
+			"splice/sha256":         {description: "Optional prefix (12-64 hex digits) of its SHA-256."},
+			"splice/edits":          {description: "Edits in file order, not overlapping; [] keeps the text."},
+			"splice/edits[]":        {description: editDescription},
+			"splice/edits[]/lines":  {description: "The stored lines [first, last] to replace; [n, n] for one line."},
+			"splice/edits[]/before": {description: "Insert before this stored line; lines + 1 appends."},
+			"splice/edits[]/text": {description: `The new text: a string ("" deletes), or {"$compose": [part, ...]}. A non-empty text ends with "\n" ` +
+				"unless it is the last edit and reaches the end of the result."},
+			"compose":           {description: "The new text as parts, concatenated."},
+			"compose[]":         {stringOr: true, description: partDescription},
+			"compose[]/result":  {description: "Result ID, e.g. r3."},
+			"compose[]/sha256":  {description: "Optional prefix (12-64 hex digits) of the result's SHA-256."},
+			"compose[]/bytes":   {description: "Half-open byte range [start, end)."},
+			"compose[]/lines":   {minItems: 1, maxItems: 2, description: "Inclusive lines [first, last], or [first] to the end."},
+			"compose[]/pointer": {description: "RFC 6901 JSON pointer into a JSON result."},
+			"compose[]/as": {enum: []string{briefing.AsLexeme, briefing.AsString},
+				description: "With pointer: the value as written (lexeme, default) or a string's decoded text."},
+			"text": {description: "The whole new text."},
+			"base": {description: "Result ID of the text the edit was made from (default: the spliced result, when it is the file's); the file must still hold exactly its bytes."},
 		},
-		Handler: serve(func(b *briefing.Briefing, raw jsontape.Sub) *mcp.CallToolResult {
-			fail := func(err *errcode.Error) *mcp.CallToolResult {
-				snap := b.Budget()
-				return failure(err, &snap)
-			}
-			if err := b.CheckEdit(); err != nil {
-				return fail(err)
-			}
-			var a writeFileArgs
-			if err := decodeArgs(raw, &a); err != nil {
-				return fail(err)
-			}
-			req := briefing.WriteRequest{Path: a.Path, Text: a.Text, Base: a.Base}
-			if a.Compose != nil {
-				req.Compose = *a.Compose
-			}
-			if a.Splice != nil {
-				req.Splice = *a.Splice
-			}
-			w, err := b.WriteFile(req)
-			if err != nil {
-				return fail(err)
-			}
-			return success(w.Text, w)
-		}),
-	}
+		output: writeFileOutput,
+	}, textContent[*briefing.Written])
 }
+
+// partDescription describes a part of a compose, a string or a reference
+// object, which the schema constrains only as an object (stringOr).
+const partDescription = `A part: a string (literal text), or a reference {"result", "sha256"?} with at most one of ` +
+	`"bytes": [start, end], "lines": [first, last] (or [first]: to the end), "pointer" (with "as": "lexeme" or "string"); ` +
+	`no selector means the whole result.`
+
+// editDescription describes one edit of a splice.
+const editDescription = `One edit: {"lines": [first, last], "text"} replaces those whole lines (newlines ` +
+	`included) by text; {"before": n, "text"} inserts text before line n (n = lines + 1 appends).`

@@ -1,6 +1,7 @@
-package server
+package briefing
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -12,12 +13,18 @@ import (
 )
 
 type testArgs struct {
-	Name  string        `arg:"name"`
-	Text  *string       `arg:"text,not_utf8"`
-	N     *int64        `arg:"n"`
-	Flag  *bool         `arg:"flag"`
-	Paths []string      `arg:"paths"`
-	Raw   *jsontape.Sub `arg:"raw"`
+	Name  string         `arg:"name"`
+	Text  *string        `arg:"text,not_utf8"`
+	N     *int64         `arg:"n"`
+	Flag  *bool          `arg:"flag"`
+	Paths []string       `arg:"paths"`
+	Raw   *Raw[struct{}] `arg:"raw"`
+}
+
+// decodeArgs binds args to dst, a pointer to a request struct, as OpOf
+// does.
+func decodeArgs[R any](args jsontape.Sub, dst *R) *errcode.Error {
+	return planOf(reflect.TypeFor[R]()).decode(args, reflect.ValueOf(dst).Elem())
 }
 
 // indexArgs indexes raw as the transport indexes a message that holds it
@@ -33,13 +40,43 @@ func indexArgs(t testing.TB, raw string) jsontape.Sub {
 	return ix.SubOf(ix.Root())
 }
 
-// rawOf is a Sub field's bytes, for comparing.
-func rawOf(s *jsontape.Sub) *string {
+// rawBytes is a Raw field's bytes, for comparing.
+func rawBytes(s *Raw[struct{}]) *string {
 	if s == nil {
 		return nil
 	}
 	b := string(s.Bytes())
 	return &b
+}
+
+// TestArguments: a request type's arguments are its tagged fields and
+// those of the structs it embeds, in field order; an untagged field (the
+// state its checks keep) is none; a pointer is optional.
+func TestArguments(t *testing.T) {
+	t.Parallel()
+	var got []string
+	for _, typ := range []reflect.Type{reflect.TypeFor[GetLinesRequest](), reflect.TypeFor[FindRequest]()} {
+		for _, a := range Arguments(typ) {
+			kind := "optional"
+			if a.Required {
+				kind = "required"
+			}
+			got = append(got, a.Name+" "+a.Type.String()+" "+kind)
+		}
+	}
+	assert.Equal(t, []string{
+		"result string optional", "sha256 string optional", "path string optional",
+		"first int64 required", "last int64 optional", "numbered bool optional",
+		"result string optional", "sha256 string optional", "paths []string optional", "pattern string optional",
+		"patterns []string optional", "regex bool optional", "ignore_case bool optional", "max_matches int64 optional",
+	}, got)
+	assert.PanicsWithValue(t, "briefing: argument x of briefing.floatArgs has a type the binder does not take: float64",
+		func() { planOf(reflect.TypeFor[floatArgs]()) })
+}
+
+// floatArgs has an argument of a type that no tool takes.
+type floatArgs struct {
+	X float64 `arg:"x"`
 }
 
 func TestDecodeArgs(t *testing.T) {
@@ -96,7 +133,7 @@ func TestDecodeArgs(t *testing.T) {
 				return
 			}
 			require.Nil(t, err)
-			assert.Equal(t, tt.wantRaw, rawOf(got.Raw))
+			assert.Equal(t, tt.wantRaw, rawBytes(got.Raw))
 			got.Raw = nil
 			assert.Equal(t, tt.want, got)
 		})
@@ -140,7 +177,7 @@ func TestDecodeArgsInMessage(t *testing.T) {
 			require.Nil(t, derr)
 			var alone testArgs
 			require.Nil(t, decodeArgs(indexArgs(t, tt.args), &alone))
-			assert.Equal(t, rawOf(alone.Raw), rawOf(got.Raw))
+			assert.Equal(t, rawBytes(alone.Raw), rawBytes(got.Raw))
 			raw := got.Raw.Bytes()
 			start, _ := ix.Span(got.Raw.Node)
 			assert.Equal(t, strings.Index(msg, `"raw":`)+len(`"raw":`), start, "the value where the message holds it")
@@ -167,7 +204,7 @@ func TestDecodeArgsNotUTF8Offset(t *testing.T) {
 
 func TestDecodeArgsMessages(t *testing.T) {
 	t.Parallel()
-	var got getLinesArgs
+	var got GetLinesRequest
 	err := decodeArgs(indexArgs(t, `{"result":"r1","first":1,"lst":2}`), &got)
 	require.NotNil(t, err)
 	assert.Equal(t, `unknown argument "lst"; the arguments are result, sha256, path, first, last, numbered`, err.Msg)
@@ -214,6 +251,33 @@ func FuzzDecodeArgs(f *testing.F) {
 		if err := decodeArgs(ix.SubOf(ix.Root()), &got); err != nil {
 			if err.Code != errcode.InvalidArgument && err.Code != errcode.NotUTF8 {
 				t.Fatalf("unexpected code %s", err.Code)
+			}
+		}
+	})
+}
+
+// BenchmarkDecodeArgs binds a lookup's three arguments, and an
+// expand_edit's arguments holding a 1 MiB literal, from the index of the
+// message that holds them (built once, outside the loop, as the transport
+// builds it once for the call).
+func BenchmarkDecodeArgs(b *testing.B) {
+	b.Run("get_lines", func(b *testing.B) {
+		raw := indexArgs(b, `{"result":"r1","first":120,"last":139}`)
+		for b.Loop() {
+			var a GetLinesRequest
+			if err := decodeArgs(raw, &a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("expand_edit 1 MiB", func(b *testing.B) {
+		text := `{"arguments":{"path":"a.go","content":{"$compose":["` + strings.Repeat("x", 1<<20) + `",{"result":"r1"}]}}}`
+		raw := indexArgs(b, text)
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			var a ExpandEditRequest
+			if err := decodeArgs(raw, &a); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})
