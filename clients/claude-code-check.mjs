@@ -25,8 +25,8 @@ import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 import {
-  Checks, EXPECTED, FINAL_TEXT, Hub, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace, mcpSession,
-  nextAction, readWorkspaceFile, recorderScript, runClient, serverText, specMeasure, startMock, table, tempDir,
+  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace, mcpSession,
+  nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir,
 } from "./model-check.mjs";
 
 const binary = process.argv[2];
@@ -253,22 +253,13 @@ function verify(r) {
   checks.check(`${tag} one server process, ended when the client exited`, [r.sessions.length, r.serverEnded], [1, true]);
   const session = r.sessions[0] ?? { calls: [], tools: [], instructions: "" };
   console.log(`handshake: ${session.handshake}`);
-  checks.ok(`${tag} the server sent instructions`, (session.instructions ?? "") !== "");
   const loop = r.requests.filter(isLoopRequest);
   checks.ok(`${tag} every request to the mock was a turn of the loop or a token count`,
     r.requests.every((q) => isLoopRequest(q) || q.url.startsWith("/v1/messages/count_tokens")),
     r.requests.filter((q) => !isLoopRequest(q)).map((q) => `${q.method} ${q.url}`).join(", "));
 
   // What the server listed, by SPEC section 2's measure.
-  const names = (session.tools ?? []).map((t) => t.name).sort();
-  checks.check(`${tag} tools/list: the model-mode set of eight`, names,
-    ["begin_step", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "write_file"]);
-  const measure = specMeasure(session.tools ?? [], session.instructions);
-  if (r.answers === "text") {
-    checks.check(`${tag} tools/list: no outputSchema`, (session.tools ?? []).filter((t) => t.outputSchema).map((t) => t.name), []);
-    checks.ok(`${tag} SPEC 2 measure: definitions + instructions at most 7,000 bytes`, measure.total <= 7000,
-      `${measure.defs} + ${measure.instructions} = ${measure.total}`);
-  }
+  const measure = checkListed(checks, tag, session, r.answers);
 
   // Each loom-results call: what the model was shown against what the
   // server answered.

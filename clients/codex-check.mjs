@@ -31,8 +31,8 @@ import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 import {
-  Checks, EXPECTED, FINAL_TEXT, Hub, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace, mcpSession,
-  nextAction, readWorkspaceFile, recorderScript, runClient, serverText, specMeasure, startMock, table, tempDir,
+  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace, mcpSession,
+  nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir,
 } from "./model-check.mjs";
 
 const binary = process.argv[2];
@@ -321,16 +321,7 @@ function verify(r) {
 
   const session = r.sessions[0] ?? { calls: [], tools: [], instructions: "" };
   console.log(`handshake: ${session.handshake}`);
-  checks.ok(`${tag} the server sent instructions`, (session.instructions ?? "") !== "");
-  const names = (session.tools ?? []).map((t) => t.name).sort();
-  checks.check(`${tag} tools/list: the model-mode set of eight`, names,
-    ["begin_step", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "write_file"]);
-  const measure = specMeasure(session.tools ?? [], session.instructions);
-  if (r.answers === "text") {
-    checks.check(`${tag} tools/list: no outputSchema`, (session.tools ?? []).filter((t) => t.outputSchema).map((t) => t.name), []);
-    checks.ok(`${tag} SPEC 2 measure: definitions + instructions at most 7,000 bytes`, measure.total <= 7000,
-      `${measure.defs} + ${measure.instructions} = ${measure.total}`);
-  }
+  const measure = checkListed(checks, tag, session, r.answers);
 
   const { calls } = conversation(loop.at(-1)?.body ?? { input: [] });
   checks.check(`${tag} the scripted calls reached the server, in order, with their arguments`,

@@ -171,6 +171,24 @@ export function specMeasure(tools, instructions) {
 }
 
 // serverText is an answer's text content as the server sent it.
+// checkListed checks what the server listed, as a stock client saw it in
+// the session: instructions, the eight model-mode tools and, with text
+// answers, no outputSchema and SPEC section 2's measure within 7,000 bytes.
+// It returns the measure.
+export function checkListed(checks, tag, session, answers) {
+  checks.ok(`${tag} the server sent instructions`, (session.instructions ?? "") !== "");
+  const names = (session.tools ?? []).map((t) => t.name).sort();
+  checks.check(`${tag} tools/list: the model-mode set of eight`, names,
+    ["begin_step", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "write_file"]);
+  const measure = specMeasure(session.tools ?? [], session.instructions);
+  if (answers === "text") {
+    checks.check(`${tag} tools/list: no outputSchema`, (session.tools ?? []).filter((t) => t.outputSchema).map((t) => t.name), []);
+    checks.ok(`${tag} SPEC 2 measure: definitions + instructions at most 7,000 bytes`, measure.total <= 7000,
+      `${measure.defs} + ${measure.instructions} = ${measure.total}`);
+  }
+  return measure;
+}
+
 export const serverText = (result) => (result?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
 
 // isJSONObject tells whether s is a JSON object (what a client shows when
