@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/writehook"
@@ -74,10 +75,24 @@ func (r *Root) Lock(path string, mkdirs bool) (*Dest, *errcode.Error) {
 		return nil, err
 	}
 	if d.dir != nil {
-		d.unlock = lockFile(d.dir.key(d.name))
+		unlock := lockFile(d.dir.key(d.name))
+		// Other processes of this server (two stdio sessions on one
+		// project) serialize through an advisory lock on the directory:
+		// the per-file lock above is one process's alone.
+		release, lerr := d.dir.lockAcrossProcesses(dirLockWait)
+		if lerr != nil {
+			unlock()
+			d.close()
+			return nil, errcode.New(errcode.Unwritable, "cannot write %q: %v", d.rel, lerr)
+		}
+		d.unlock = func() { release(); unlock() }
 	}
 	return d, nil
 }
+
+// dirLockWait bounds how long a write waits for another process's write
+// in the same directory to end.
+const dirLockWait = 5 * time.Second
 
 // Unlock releases the file's lock and closes its directory.
 func (d *Dest) Unlock() {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // dirHandle is an open directory of the root, as an os.Root of its own:
@@ -40,6 +41,10 @@ var errNotDir = errors.New("not a directory")
 func (d *dirHandle) key(name string) fileKey { return fileKey(filepath.Join(d.abs, name)) }
 
 func (d *dirHandle) close() { d.root.Close() }
+
+// lockAcrossProcesses does nothing here: only the process's own per-file
+// lock serializes writes.
+func (d *dirHandle) lockAcrossProcesses(time.Duration) (func(), error) { return func() {}, nil }
 
 // sync does nothing: directories cannot be synced here.
 func (d *dirHandle) sync() error { return nil }
