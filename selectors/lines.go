@@ -13,8 +13,8 @@ import (
 )
 
 // MaxSize is the largest result the indexes can address: offsets are
-// uint32.
-const MaxSize = math.MaxUint32
+// uint32, and a slice of a 32-bit platform holds at most math.MaxInt bytes.
+const MaxSize = min(math.MaxUint32, math.MaxInt)
 
 // Lines is the line index of a result (SPEC section 4.2): a line is a
 // maximal run of bytes that ends with '\n', '\n' included, or the final run

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
@@ -128,7 +127,7 @@ func (r *Root) Walk(path string, maxEntries int, sizes bool) (*Listed, *errcode.
 // does: what was a directory may be a FIFO by now, and opening one
 // without O_NONBLOCK waits for a writer, for ever when none comes.
 func (r *Root) openNoWait(rel string) (*os.File, error) {
-	return r.root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	return r.root.OpenFile(filepath.FromSlash(rel), readFlags, 0)
 }
 
 // rulesAbove returns the rules in force in directory rel before its own

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // rootDir is a directory of a walk open as an os.Root of its own: the
@@ -111,7 +110,7 @@ func (d rootDir) openFile(name string) (io.ReadCloser, fs.FileMode, int64, error
 	if rootLooked != nil {
 		rootLooked(name)
 	}
-	f, err := d.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := d.root.OpenFile(name, readFlags, 0)
 	if err != nil {
 		return nil, 0, 0, err
 	}

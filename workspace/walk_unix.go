@@ -69,7 +69,7 @@ func (d fdDir) lstat(name string) (entryType, int64) {
 }
 
 func (d fdDir) sub(name string) (walkDir, bool) {
-	fd, err := openat(int(d), name, dirFlags)
+	fd, err := openat(int(d), name, dirFlags, 0)
 	if err != nil {
 		return nil, false
 	}
@@ -79,7 +79,7 @@ func (d fdDir) sub(name string) (walkDir, bool) {
 func (d fdDir) close() { unix.Close(int(d)) }
 
 func (d fdDir) openFile(name string) (io.ReadCloser, fs.FileMode, int64, error) {
-	fd, err := openat(int(d), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
+	fd, err := openat(int(d), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
 			return nil, 0, 0, errLink
@@ -123,10 +123,12 @@ func (f fdFile) Read(p []byte) (int, error) {
 
 func (f fdFile) Close() error { return unix.Close(int(f)) }
 
-// openat is unix.Openat, retried when a signal interrupts it.
-func openat(dir int, name string, flags int) (int, error) {
+// openat is unix.Openat, retried when a signal interrupts it, and with
+// largeFile, so that a 32-bit server can open (and refuse by size) a file
+// of more than 2 GiB rather than fail with EOVERFLOW.
+func openat(dir int, name string, flags int, mode uint32) (int, error) {
 	for {
-		fd, err := unix.Openat(dir, name, flags, 0)
+		fd, err := unix.Openat(dir, name, flags|largeFile, mode)
 		if !errors.Is(err, unix.EINTR) {
 			return fd, err
 		}

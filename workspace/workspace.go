@@ -271,6 +271,10 @@ func (f *File) rewind() *errcode.Error {
 	return nil
 }
 
+// readFlags open a file for reading as open says, with largeFile: the
+// standard library's Root does not add it on 32-bit Linux.
+const readFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | largeFile
+
 // open opens rel for reading (opened checks it). The file may have been
 // replaced since Read's Stat: O_NONBLOCK makes opening a FIFO return at
 // once instead of waiting for a writer, O_NOCTTY keeps a terminal from
@@ -278,7 +282,7 @@ func (f *File) rewind() *errcode.Error {
 // whatever was opened if it is not a regular file. Neither flag changes
 // how a regular file is read.
 func (r *Root) open(rel string, maxBytes int64) (*File, *errcode.Error) {
-	f, err := r.root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := r.root.OpenFile(filepath.FromSlash(rel), readFlags, 0)
 	if err != nil {
 		return nil, r.classify(rel, err)
 	}

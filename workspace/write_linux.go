@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// largeFile is the flag every openat of the workspace adds: 32-bit Linux
+// refuses to open a file over 2 GiB without it (EOVERFLOW).
+const largeFile = unix.O_LARGEFILE
+
 // createAnon creates an anonymous file in the directory (O_TMPFILE), for
 // writing, with mode 0644 less the umask: it has no name until link gives
 // it one, so a process killed before then leaves nothing behind. It fails
@@ -19,7 +23,7 @@ func (d *dirHandle) createAnon() (*os.File, error) {
 	if !procFD() {
 		return nil, errNoAnon
 	}
-	fd, err := unix.Openat(d.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
+	fd, err := openat(d.fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
 	switch {
 	case err == nil:
 		return os.NewFile(uintptr(fd), "(anonymous)"), nil

@@ -10,6 +10,9 @@ import (
 	"time"
 )
 
+// largeFile is 0: only some unix systems need a flag to open large files.
+const largeFile = 0
+
 // dirHandle is an open directory of the root, as an os.Root of its own:
 // every step of a write names one file in it (Dest).
 type dirHandle struct {

@@ -129,7 +129,7 @@ func (d *dirHandle) access(name string) error {
 // openRead opens name for reading, never through a symbolic link, and as
 // Root.open does, without waiting on a FIFO or taking a terminal.
 func (d *dirHandle) openRead(name string) (*os.File, error) {
-	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}
@@ -139,7 +139,7 @@ func (d *dirHandle) openRead(name string) (*os.File, error) {
 // createNamed creates the new file name, for writing, with mode 0644 less
 // the umask; it fails with fs.ErrExist when name exists.
 func (d *dirHandle) createNamed(name string) (*os.File, error) {
-	fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	fd, err := openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}

@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// largeFile is 0: these systems open large files without a flag.
+const largeFile = 0
+
 // createAnon fails with errNoAnon: only Linux has O_TMPFILE, so writes
 // here use a named temporary file.
 func (d *dirHandle) createAnon() (*os.File, error) { return nil, errNoAnon }
