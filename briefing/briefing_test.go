@@ -378,9 +378,9 @@ func TestInspectTooLarge(t *testing.T) {
 }
 
 // TestInspectOverIndexLimit: with --max-result-bytes above what the indexes
-// can address (4 GiB - 1; 2 GiB - 1 on a 32-bit platform), a larger file is too_large by its size, with
-// size and limit, and is not read (a sparse file: reading it would take
-// seconds).
+// can address (4 GiB - 1; 2 GiB - 1 on a 32-bit platform), a larger file
+// is too_large by its size, with size and limit, and is not read (a sparse
+// file: reading it would take seconds).
 func TestInspectOverIndexLimit(t *testing.T) {
 	t.Parallel()
 	cfg := limits.Defaults()
