@@ -60,7 +60,7 @@ type failureView struct {
 }
 
 // showFailure returns what run's text shows of the output t, under SPEC
-// section 10's "The first failure". re nil (--run-failure ”) or a run
+// section 10's "The first failure". re nil (an empty --run-failure) or a run
 // that succeeded shows the tail of preview bytes alone; so does an output
 // whose first line that re matches (each line without its ending) starts
 // in that tail, or that has no such line. Otherwise it shows line N, the

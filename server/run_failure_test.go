@@ -214,7 +214,7 @@ func splitRunText(t *testing.T, rest string) (rows, tail string) {
 }
 
 // TestRunFailureExpression: --run-failure's expression finds another
-// runner's failure (TAP's "not ok"), and ” turns the first failure off:
+// runner's failure (TAP's "not ok"), and an empty expression turns the first failure off:
 // the text is the tail of --preview-bytes alone and first_failure null.
 // The description names the expression, or says nothing of it when off.
 func TestRunFailureExpression(t *testing.T) {

@@ -256,7 +256,7 @@ func shutdown(tr *transport.Transport, answered <-chan error, stderr io.Writer) 
 }
 
 // runFailure is --run-failure REGEX: an RE2 expression, compiled as it is
-// set; an invalid one is a bad flag (status 2), and ” turns the first
+// set; an invalid one is a bad flag (status 2), and an empty one turns the first
 // failure off (SPEC section 10).
 type runFailure struct {
 	expr string

@@ -277,7 +277,7 @@ func buildBinary(t *testing.T) string {
 }
 
 // TestRunFailureFlag: --run-failure compiles its expression as it is set;
-// left out it is the default, and ” turns the first failure off.
+// left out it is the default, and an empty one turns the first failure off.
 func TestRunFailureFlag(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
