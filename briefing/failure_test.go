@@ -212,3 +212,25 @@ func contentOf(t *results.Text, n int) string {
 	c := t.Lines.Content(n)
 	return string(t.Data[c.Start:c.End])
 }
+
+// BenchmarkShowFailure is the first failure's cost after a failed run of
+// 16 MiB of go test's lines: with no matching line, the one pass reads
+// everything before the tail; with a match on the first line, nothing
+// more than the rows.
+func BenchmarkShowFailure(b *testing.B) {
+	line := "ok  \texample.com/calc/internal/p1\t0.011s\n"
+	body := strings.Repeat(line, (16<<20)/len(line))
+	for _, c := range []struct{ name, output string }{
+		{"no match", body},
+		{"first line", "--- FAIL: TestAdd (0.00s)\n" + body},
+	} {
+		text, err := results.Analyze([]byte(c.output))
+		require.Nil(b, err)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.output)))
+			for b.Loop() {
+				showFailure(text, defaultRunFailure, exited(1), 1024)
+			}
+		})
+	}
+}
