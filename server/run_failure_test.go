@@ -5,20 +5,25 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/internal/testkit/jsontest"
 	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // okLines are the "ok" lines of nine packages that passed, as go test ./...
@@ -291,4 +296,26 @@ func TestRunFailureTextAnswers(t *testing.T) {
 func anchorChars(content string) string {
 	c := selectors.AnchorChars([]byte(content))
 	return string(c[:])
+}
+
+// TestRunAnswerEncoding holds run's structured content, encoded by its
+// own AppendJSON on the transport's path, to json.Marshal's bytes, with
+// and without a first failure, on awkward texts.
+func TestRunAnswerEncoding(t *testing.T) {
+	t.Parallel()
+	no := false
+	for _, text := range jsontest.Awkward {
+		label := text
+		code := new(int64(1))
+		d := results.Descriptor{ID: new("r1"), SHA256: "ab", Bytes: 3, Lines: 2, Source: results.Source{Kind: "output", Label: &label, ExitCode: &code, TimedOut: &no},
+			Preview: &text, PreviewComplete: &no, Reused: &no, Retained: true}
+		for _, a := range []runAnswer{{&d, nil}, {&d, &briefing.FirstFailure{Line: 12, Anchor: "12#ab", Text: text}}} {
+			msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(1), success(text, a))
+			want, err := json.Marshal(msg)
+			require.NoError(t, err)
+			got, err := transport.AppendMessage(nil, msg)
+			require.NoError(t, err)
+			require.Equal(t, string(jsontest.AsMarshal(want)), string(jsontest.AsMarshal(got)))
+		}
+	}
 }
