@@ -2,6 +2,7 @@ package briefing
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"time"
 
@@ -21,16 +22,42 @@ type RunConfig struct {
 	// ProgressEvery is the least time between two progress notifications;
 	// 0 is a second.
 	ProgressEvery time.Duration
+	// Failure is --run-failure compiled: what a failed run's first failure
+	// line matches (SPEC section 10). nil is DefaultRunFailure, unless
+	// NoFailure (--run-failure '') turns the first failure off.
+	Failure   *regexp.Regexp
+	NoFailure bool
+}
+
+// defaultRunFailure is DefaultRunFailure compiled.
+var defaultRunFailure = regexp.MustCompile(DefaultRunFailure)
+
+// failure returns the expression of the first failure; nil when off.
+func (c RunConfig) failure() *regexp.Regexp {
+	switch {
+	case c.NoFailure:
+		return nil
+	case c.Failure != nil:
+		return c.Failure
+	}
+	return defaultRunFailure
 }
 
 // Ran is run's answer: the output's descriptor, whose preview (in the
-// full view) is the output's tail, and that tail, which the text content
-// shows whatever the view.
+// full view) is the output's tail of --preview-bytes, and what the text
+// content shows whatever the view: a failed run's first failure, when
+// there is one to show, and the tail, of --preview-bytes less the first
+// failure's rows (SPEC section 10).
 type Ran struct {
 	Descriptor   results.Descriptor
 	Tail         string
 	TailComplete bool // the tail is the whole output
 	Exit         workspace.Exit
+	// FirstFailure is the first failure shown (nil: none), and
+	// FailureRows its lines numbered: "N#xy: <line>\n" each, or line N
+	// alone cut and ended with "…\n".
+	FirstFailure *FirstFailure
+	FailureRows  string
 }
 
 // Progress is what a progress notification reports of a running command:
@@ -89,7 +116,8 @@ func (b *Briefing) run(ctx context.Context, c workspace.Command, progress func(P
 	if d.Preview != nil {
 		d.Preview, d.PreviewComplete = &tail, &whole
 	}
-	return &Ran{Descriptor: *d, Tail: tail, TailComplete: whole, Exit: exit}, nil
+	v := showFailure(t, b.opts.Run.failure(), exit, b.opts.Limits.PreviewBytes)
+	return &Ran{Descriptor: *d, Tail: v.tail, TailComplete: v.whole, Exit: exit, FirstFailure: v.first, FailureRows: v.rows}, nil
 }
 
 // commandNames lists the commands for messages: "lint, test".

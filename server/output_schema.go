@@ -69,20 +69,7 @@ var defRef = regexp.MustCompile(`"#/\$defs/([a-z0-9_]+)"`)
 // once: the descriptor and its source (SPEC section 3), the step budget
 // (SPEC section 6), the error and the error answer (SPEC section 8).
 var outputDefs = map[string]string{
-	"descriptor": `{"type":"object","description":"A stored result, shown instead of its bytes (SPEC section 3).","properties":{` +
-		`"id":{"type":["string","null"],"description":"Result ID (r1, r2, ...); null when the store had no room (reason store_full)."},` +
-		`"sha256":{"$ref":"#/$defs/sha256"},` +
-		`"bytes":{"type":"integer","minimum":0},` +
-		`"lines":{"type":"integer","minimum":0},` +
-		`"complete":{"type":"boolean"},` +
-		`"source":{"$ref":"#/$defs/source"},` +
-		`"json":{"enum":["object","array","string","number","boolean","null",null],"description":"The JSON type when the whole result is one strict JSON value, else null."},` +
-		`"preview":{"type":"string","description":"The first bytes, ending on a character boundary; for run's output, the last bytes, from the start of a line (legacy context only)."},` +
-		`"preview_complete":{"type":"boolean"},` +
-		`"reused":{"type":"boolean"},` +
-		`"retained":{"type":"boolean"},` +
-		`"reason":{"const":"store_full"}},` +
-		`"required":["id","sha256","bytes","lines","complete","source","json","retained"],"additionalProperties":false}`,
+	"descriptor": descriptorDef("A stored result, shown instead of its bytes (SPEC section 3)."),
 	"source": `{"type":"object","properties":{` +
 		`"kind":{"enum":["file","listing","output","edit"]},` +
 		`"path":{"type":"string"},"at":{"type":"string"},"label":{"type":"string"},` +
@@ -101,6 +88,32 @@ var outputDefs = map[string]string{
 	"failure": `{"type":"object","description":"An error answer (isError): the error, and the budget for lookups and edits.","properties":{` +
 		`"error":{"$ref":"#/$defs/error"},"budget":{"$ref":"#/$defs/budget"}},"required":["error"],"additionalProperties":false}`,
 	"error": errorDef(),
+}
+
+// descriptorDef is the descriptor's schema (SPEC section 3) described by
+// description, with the members extra, required, after its own: run's
+// answer is a descriptor with first_failure.
+func descriptorDef(description string, extra ...prop) string {
+	required := `"id","sha256","bytes","lines","complete","source","json","retained"`
+	var more []byte
+	for _, p := range extra {
+		required += "," + string(marshal(p.name))
+		more = append(append(append(append(more, ','), marshal(p.name)...), ':'), p.schema...)
+	}
+	return `{"type":"object","description":` + string(marshal(description)) + `,"properties":{` +
+		`"id":{"type":["string","null"],"description":"Result ID (r1, r2, ...); null when the store had no room (reason store_full)."},` +
+		`"sha256":{"$ref":"#/$defs/sha256"},` +
+		`"bytes":{"type":"integer","minimum":0},` +
+		`"lines":{"type":"integer","minimum":0},` +
+		`"complete":{"type":"boolean"},` +
+		`"source":{"$ref":"#/$defs/source"},` +
+		`"json":{"enum":["object","array","string","number","boolean","null",null],"description":"The JSON type when the whole result is one strict JSON value, else null."},` +
+		`"preview":{"type":"string","description":"The first bytes, ending on a character boundary; for run's output, the last bytes, from the start of a line (legacy context only)."},` +
+		`"preview_complete":{"type":"boolean"},` +
+		`"reused":{"type":"boolean"},` +
+		`"retained":{"type":"boolean"},` +
+		`"reason":{"const":"store_full"}` + string(more) + `},` +
+		`"required":[` + required + `],"additionalProperties":false}`
 }
 
 // errorDef is the error object of SPEC section 8: a stable code, a message

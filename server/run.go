@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
@@ -27,6 +28,15 @@ func runTool(cfg ToolConfig) transport.Tool {
 		"descriptor and the output's last lines (at most %d bytes), where a run says how it ended; find (FAIL, error) and "+
 		"get_lines read the rest. A command that runs past %s is stopped. You cannot change a command or add arguments.",
 		cfg.PreviewBytes, cfg.RunTimeout)
+	if !cfg.NoFailure {
+		expr := cfg.Failure
+		if expr == "" {
+			expr = briefing.DefaultRunFailure
+		}
+		description += fmt.Sprintf(" When a run fails, the answer first shows where: [first failure: line N of L], then line N "+
+			"(the first line matching %s) and the lines after it, numbered with anchors as get_lines numbers them, "+
+			"within %d bytes, above a shorter tail.", expr, cfg.PreviewBytes/2)
+	}
 	commands := "\nThe commands:" + list.String()
 	return define[briefing.RunRequest](cfg, definition{
 		name:        "run",
@@ -41,8 +51,14 @@ func runTool(cfg ToolConfig) transport.Tool {
 }
 
 // runOutput is run's answer: the output's descriptor, whose preview is the
-// output's tail.
-const runOutput = `{"$ref":"#/$defs/descriptor"}`
+// output's tail, and the first failure that the text shows, or null (SPEC
+// section 10).
+var runOutput = descriptorDef("The output of the command, retained as a result (SPEC section 10).",
+	prop{"first_failure", `{"anyOf":[{"type":"null"},` + objectSchema([]prop{
+		{"line", `{"type":"integer","minimum":1}`},
+		{"anchor", `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor (SPEC 4.4)."}`},
+		{"text", `{"type":"string","description":"The line without its ending, cut to its first 240 bytes on a character boundary."}`},
+	}) + `],"description":"A failed run's first line that --run-failure matches, when it lies above the tail; null otherwise."}`})
 
 // progressNote is a progress notification of a running command: the
 // bytes of output so far, and its last complete line as the message.
@@ -61,20 +77,29 @@ func progressNote(token mcp.ProgressToken, p briefing.Progress) mcp.JSONRPCNotif
 }
 
 // renderRun renders run's answer as text (SPEC section 10): the
-// descriptor's header line, then the output's tail, preceded by
-// "[tail: last N of M bytes]" when it is not the whole output:
+// descriptor's header line, then, when a failed run's first failure lies
+// above the tail, "[first failure: line N of L]" and its rows (lines N,
+// N+1, ... numbered with their anchors), then the output's tail, preceded
+// by "[tail: last N of M bytes]" when it is not the whole output:
 //
 //	r2 output "test" exit=1: 48213 bytes, 1204 lines, complete, sha256=0a1b2c3d4e5f
-//	[tail: last 1019 of 48213 bytes]
-//	--- FAIL: TestX (0.00s)
+//	[first failure: line 1180 of 1204]
+//	1180#k4: --- FAIL: TestX (0.00s)
+//	1181#qz:     x_test.go:12: got 3, want 4
+//	[tail: last 402 of 48213 bytes]
 //	FAIL
 //
-// The structured content is the descriptor.
+// The structured content is the descriptor, whose preview is the tail of
+// --preview-bytes, with "first_failure".
 func renderRun(r *briefing.Ran) (string, any) {
 	var b strings.Builder
 	header := r.Descriptor
 	header.Preview, header.PreviewComplete = nil, nil
 	renderDescriptor(&b, header)
+	if r.FirstFailure != nil {
+		b.WriteString("[first failure: line " + strconv.Itoa(r.FirstFailure.Line) + " of " + strconv.FormatInt(r.Descriptor.Lines, 10) + "]\n")
+		b.WriteString(r.FailureRows)
+	}
 	if r.Tail != "" {
 		if !r.TailComplete {
 			b.WriteString("[tail: last " + strconv.Itoa(len(r.Tail)) + " of " + strconv.FormatInt(r.Descriptor.Bytes, 10) + " bytes]\n")
@@ -84,7 +109,33 @@ func renderRun(r *briefing.Ran) (string, any) {
 			b.WriteByte('\n')
 		}
 	}
-	return b.String(), &r.Descriptor
+	return b.String(), runAnswer{&r.Descriptor, r.FirstFailure}
+}
+
+// runAnswer is run's structured content: the output's descriptor and
+// "first_failure", null when the text shows none.
+type runAnswer struct {
+	*results.Descriptor
+	FirstFailure *briefing.FirstFailure `json:"first_failure"`
+}
+
+// AppendJSON appends the answer as json.Marshal writes it: the
+// descriptor's members, then "first_failure".
+func (a runAnswer) AppendJSON(dst []byte) []byte {
+	dst = a.Descriptor.AppendJSON(dst)
+	dst = append(dst[:len(dst)-1], `,"first_failure":`...)
+	if f := a.FirstFailure; f == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, `{"line":`...)
+		dst = strconv.AppendInt(dst, int64(f.Line), 10)
+		dst = append(dst, `,"anchor":`...)
+		dst = appendString(dst, f.Anchor)
+		dst = append(dst, `,"text":`...)
+		dst = appendString(dst, f.Text)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
 }
 
 // commandNames lists the commands' names for the instructions: "test, lint".

@@ -109,7 +109,7 @@ func TestRunAnswers(t *testing.T) {
 	assert.Equal(t, "FAIL\n", d["preview"], "the longest suffix of whole lines within 16 bytes")
 	assert.Equal(t, false, d["preview_complete"])
 	assert.Equal(t, "r1 output \"fail\" exit=1: 35 bytes, 4 lines, complete, sha256="+d["sha256"].(string)[:12]+"\n"+
-		"[tail: last 5 of 35 bytes]\nFAIL\n", mcptest.Text(res))
+		"[first failure: line 3 of 4]\n3#j3…\n[tail: last 5 of 35 bytes]\nFAIL\n", mcptest.Text(res))
 
 	// The rest is read with find and the lookups; the second lookup of the
 	// step is refused, and run still runs.

@@ -36,7 +36,11 @@ type Options struct {
 
 // tools is the tool configuration of these options.
 func (o Options) tools() ToolConfig {
-	return ToolConfig{Config: o.Limits, Steps: o.Steps, Answers: o.Answers, Write: o.Write, Commands: o.Run.Commands}
+	cfg := ToolConfig{Config: o.Limits, Steps: o.Steps, Answers: o.Answers, Write: o.Write, Commands: o.Run.Commands, NoFailure: o.Run.NoFailure}
+	if o.Run.Failure != nil {
+		cfg.Failure = o.Run.Failure.String()
+	}
+	return cfg
 }
 
 // DefaultMemorySlack is the command's --memory-slack.

@@ -23,6 +23,10 @@ type ToolConfig struct {
 	Answers  Answers // "" is the step mode's default (DefaultAnswers)
 	Write    bool
 	Commands []workspace.Command // run's commands (--run); none: no run
+	// Failure is --run-failure's expression, "" its default
+	// (briefing.DefaultRunFailure); NoFailure: --run-failure '', off.
+	Failure   string
+	NoFailure bool
 }
 
 // Answers says what every answer carries (SPEC section 2, --answers).

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"syscall"
 	"time"
 
@@ -86,6 +87,7 @@ type serverFlags struct {
 	answers   *string
 	write     *bool
 	runs      *commandList
+	failure   *runFailure
 	// The HTTP transport's and the heap's, beside the limits.
 	http        *transport.HTTPOptions
 	memorySlack *int64
@@ -113,6 +115,8 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
 	f.runs = &commandList{}
 	fs.Var(f.runs, "run", "`NAME=COMMAND`: serve run, which runs COMMAND (split into words as a POSIX shell does, nothing expanded) in the root when the model names it; repeatable (off: the server runs nothing)")
+	f.failure = &runFailure{expr: briefing.DefaultRunFailure}
+	fs.Var(f.failure, "run-failure", "the RE2 `REGEX` a failed run's first failure line matches, shown with the lines after it above the tail ('' turns it off; only with --run)")
 	f.memorySlack, f.maxSessions = new(int64), new(int64)
 	*f.memorySlack, *f.maxSessions = server.DefaultMemorySlack, transport.DefaultMaxSessions
 	fs.Var(limits.Count(f.memorySlack, 0), "memory-slack", "bytes of garbage the heap may hold beside the stored results before it is collected (0: Go's default collector)")
@@ -171,6 +175,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			return &cli.UsageError{Command: fs.Name(), Err: err}
 		}
 	}
+	if given(fs, "run-failure") && len(f.runs.commands) == 0 {
+		return cli.Usagef(fs.Name(), "--run-failure without --run: it only says where a run's command failed; add --run NAME=COMMAND or leave it out")
+	}
 	r, err := workspace.Open(*f.root)
 	if err != nil {
 		return cli.Usagef(fs.Name(), "--root: %w", err)
@@ -183,7 +190,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
 	}
 	s := server.New(server.Options{Limits: cfg, Policy: policy, Steps: limits.Steps(*f.steps), Answers: answers, Write: *f.write, Root: r,
-		Run: briefing.RunConfig{Commands: f.runs.commands}, Log: stderr, MemorySlack: *f.memorySlack})
+		Run: briefing.RunConfig{Commands: f.runs.commands, Failure: f.failure.re, NoFailure: f.failure.expr == ""}, Log: stderr, MemorySlack: *f.memorySlack})
 
 	if *f.httpAddr != "" {
 		httpOpts.Addr, httpOpts.Token = *f.httpAddr, *f.httpToken
@@ -245,6 +252,30 @@ func shutdown(tr *transport.Transport, answered <-chan error, stderr io.Writer) 
 		case <-ctx.Done():
 		}
 	}
+	return nil
+}
+
+// runFailure is --run-failure REGEX: an RE2 expression, compiled as it is
+// set; an invalid one is a bad flag (status 2), and an empty one turns the first
+// failure off (SPEC section 10).
+type runFailure struct {
+	expr string
+	re   *regexp.Regexp // nil: the default, or off when expr is ""
+}
+
+func (r *runFailure) String() string {
+	if r == nil {
+		return ""
+	}
+	return r.expr
+}
+
+func (r *runFailure) Set(value string) error {
+	re, err := briefing.CompileRunFailure(value)
+	if err != nil {
+		return err
+	}
+	r.expr, r.re = value, re
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/internal/version"
 )
 
@@ -52,6 +53,9 @@ func TestBadCommandLine(t *testing.T) {
 		{"bench-edits moved", []string{"bench-edits", "--repo", "."}, `loom-results: unexpected argument "bench-edits": bench-edits is a command of loom-check, in the source tree: go run ./cmd/loom-check bench-edits --help` + "\n" + top},
 		{"missing root", []string{"--root", "/does/not/exist"}, "loom-results: --root: open /does/not/exist: no such file or directory\n" + top},
 		{"a run command a shell would expand", []string{"--run", "t=echo $HOME"}, `loom-results: invalid value "t=echo $HOME" for flag -run: command t: "echo $HOME": $HOME would be expanded by a shell, and nothing is expanded here: write the value out, or quote it with '...' to pass it as it is` + "\n" + top},
+		{"an invalid failure expression", []string{"--run", "t=go test ./...", "--run-failure", "(FAIL"}, `loom-results: invalid value "(FAIL" for flag -run-failure: "(FAIL" is not an RE2 expression (error parsing regexp: missing closing ): ` + "`(FAIL`" + `): give one that matches a failing run's first failure line, or '' for none` + "\n" + top},
+		{"a failure expression without --run", []string{"--run-failure", "^not ok "}, "loom-results: --run-failure without --run: it only says where a run's command failed; add --run NAME=COMMAND or leave it out\n" + top},
+		{"turned off without --run", []string{"--run-failure="}, "loom-results: --run-failure without --run: it only says where a run's command failed; add --run NAME=COMMAND or leave it out\n" + top},
 		{"non-loopback HTTP without a token", []string{"--http", "0.0.0.0:0"}, `loom-results: --http: "0.0.0.0:0" is not a loopback address (localhost, 127.0.0.0/8, ::1); another address needs --http-token` + "\n" + top},
 		{"empty HTTP token", []string{"--http", "0.0.0.0:0", "--http-token", ""}, "loom-results: --http-token is empty; give the token that clients send as Authorization: Bearer TOKEN\n" + top},
 		{"empty HTTP token on loopback", []string{"--http", "127.0.0.1:0", "--http-token="}, "loom-results: --http-token is empty; give the token that clients send as Authorization: Bearer TOKEN\n" + top},
@@ -270,4 +274,31 @@ func buildBinary(t *testing.T) string {
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
+}
+
+// TestRunFailureFlag: --run-failure compiles its expression as it is set;
+// left out it is the default, and an empty one turns the first failure off.
+func TestRunFailureFlag(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		expr string // the compiled expression; "" none
+		off  bool
+	}{
+		{nil, "", false}, // the default: briefing's, compiled there
+		{[]string{"--run-failure", "^not ok "}, "^not ok ", false},
+		{[]string{"--run-failure="}, "", true},
+		{[]string{"--run-failure", ""}, "", true},
+	} {
+		fs, f := newServerFlags()
+		require.NoError(t, fs.Parse(tt.args))
+		if tt.expr == "" {
+			assert.Nil(t, f.failure.re, tt.args)
+		} else {
+			require.NotNil(t, f.failure.re, tt.args)
+			assert.Equal(t, tt.expr, f.failure.re.String())
+		}
+		assert.Equal(t, tt.off, f.failure.expr == "", tt.args)
+		assert.Equal(t, briefing.DefaultRunFailure, fs.Lookup("run-failure").DefValue)
+	}
 }
