@@ -141,7 +141,7 @@ func TestAppendString(t *testing.T) {
 	for _, s := range append(jsontest.Awkward, "\u2027\u2028\u2029\u202a", "\xe2\x80", "\xe2", "a\xe2\x80\xa8") {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(jsontest.AsMarshal(appendString(nil, s))), "%q", s)
+		assert.Equal(t, string(want), string(jsontest.AsMarshal(transport.AppendString(nil, s))), "%q", s)
 	}
 }
 
@@ -152,7 +152,7 @@ func FuzzAppendString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(jsontest.AsMarshal(appendString(nil, s))))
+		require.Equal(t, string(want), string(jsontest.AsMarshal(transport.AppendString(nil, s))))
 	})
 }
 
@@ -194,7 +194,7 @@ func TestAppendStringSurrogates(t *testing.T) {
 		"\xed\xa0\x80\xed\xb0\x80":  `"\ud800\udc00"`,
 		`\ud800`:                    `"\\ud800"`,
 	} {
-		assert.Equal(t, want, string(appendString(nil, in)), "%q", in)
+		assert.Equal(t, want, string(transport.AppendString(nil, in)), "%q", in)
 	}
 }
 
