@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // keywords are what an input schema says of one property beyond what its
@@ -98,7 +99,7 @@ func (w *schemaWriter) properties(b []byte, args []briefing.Argument, prefix str
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, a.Name)
+		b = transport.AppendString(b, a.Name)
 		b = append(b, ':')
 		b = w.value(b, a.Type, prefix+a.Name)
 	}
@@ -188,7 +189,7 @@ func (m *members) key(name string) {
 	if len(m.b) > m.start {
 		m.b = append(m.b, ',')
 	}
-	m.b = append(appendString(m.b, name), ':')
+	m.b = append(transport.AppendString(m.b, name), ':')
 }
 
 // member writes the next member, its value v as marshal writes it.
