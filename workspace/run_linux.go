@@ -131,9 +131,6 @@ func startTracked(cmd *exec.Cmd, marker string) (*tracked, error) {
 	return t, nil
 }
 
-// usesCgroup reports whether the run has a cgroup of its own.
-func (t *tracked) usesCgroup() bool { return t.cg != nil }
-
 // onlyOurs reports whether no other run that is going could have started
 // a process that started at start: none began before it. Called with runs
 // held.
