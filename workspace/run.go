@@ -25,9 +25,10 @@ const KillGrace = 5 * time.Second
 const RunMarker = "LOOM_RESULTS_RUN"
 
 // pipeDrain bounds the wait for the end of the output once every process
-// of the run has been ended: a process that escaped the run (one that
-// cleared its environment, or a platform without a child subreaper) may
-// still hold the pipe, and the call must not wait for it.
+// of the run has been ended: a process that escaped the run (a
+// platform without a child subreaper or cgroups, or a daemon that another
+// run going at the same time could have started) may still hold the pipe,
+// and the call must not wait for it.
 const pipeDrain = time.Second
 
 // readChunk is the size of each read of the output pipe.
@@ -70,8 +71,9 @@ var runSeq atomic.Int64
 // opts.Timeout, or ctx ends, the group and every other process the command
 // started are sent SIGTERM, and SIGKILL after the grace period if any is
 // left; when the command exits on its own, what it left running is ended
-// the same way. Where the platform allows it (Linux: the server is a child
-// subreaper), that includes processes that left the group. Run returns
+// the same way. Where the platform allows it (Linux: a cgroup of the run's
+// own, or the server as a child subreaper), that includes processes that
+// left the group. Run returns
 // once all of them have ended and the output has been read.
 //
 // A program that cannot be started (not found, not executable) is

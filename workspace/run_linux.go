@@ -20,11 +20,22 @@ import (
 // process a command started stays below the server, even one that left
 // the command's process group (setsid) and outlived its parent (a
 // double-forking daemon). A run finds its processes in /proc: the
-// command's process group, the descendants of the command, and the
-// server's children that carry the run's RunMarker in their environment,
-// with their descendants. A process that cleared its environment and
-// outlived its parent is the one that can escape; so can one that another
-// subreaper or a new PID namespace (a container) takes in.
+// command's process group, the descendants of the command, the processes
+// of its cgroup (run_cgroup_linux.go) where it has one, and the orphans:
+// the server's children that it did not start itself, with their
+// descendants. An orphan is the run's when it carries the run's RunMarker
+// in its environment, or when no other run that is still going could have
+// started it: none began before the orphan did (start times from
+// /proc/PID/stat). With one run at a time every orphan is the ending
+// run's, whatever it did to its environment; an orphan that two
+// overlapping runs could have started is ended when the last of them
+// ends. The server's own children that are not runs are those in its own
+// process group (a run's processes never are: the command starts in a
+// group of its own), and they are neither ended nor reaped. What can
+// escape is a process that another subreaper or a new PID namespace (a
+// container) takes in, and, without a cgroup, one that outlives the last
+// of the runs that could have started it only because it was reparented
+// after that run's last look (a race of microseconds).
 
 var subreaper sync.Once
 
@@ -32,6 +43,18 @@ var subreaper sync.Once
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
+
+// runs is what the sweeps of every run share: the runs that are going
+// (started and not yet done with their processes), by the start time of
+// their command, and the PIDs of the commands the server started (not
+// orphans), until each is reaped. Held while a command starts, so that a
+// sweep never takes a command that has just started for an orphan, and
+// while a sweep looks at the server's children.
+var runs = struct {
+	sync.Mutex
+	active map[*tracked]uint64
+	own    map[int]bool
+}{active: map[*tracked]uint64{}, own: map[int]bool{}}
 
 // tracked is a started command and the processes found to be its.
 type tracked struct {
@@ -46,22 +69,52 @@ type tracked struct {
 	// those already sent SIGTERM, the same way.
 	seen, termed map[int]uint64
 	groupTermed  bool
+
+	cg    *runCgroup // nil without a cgroup
+	start uint64     // the command's start time, clock ticks after boot
 }
 
-// startTracked starts cmd and begins to track its processes.
+// startTracked starts cmd and begins to track its processes: in a cgroup
+// of its own where the server may create one.
 func startTracked(cmd *exec.Cmd, marker string) (*tracked, error) {
 	subreaper.Do(func() {
 		// Without it (a kernel before 3.4), orphans go to init and only
 		// the process group can be ended.
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	})
-	if err := cmd.Start(); err != nil {
+	cg := newRunCgroup()
+	runs.Lock()
+	defer runs.Unlock()
+	if cg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+	}
+	err := cmd.Start()
+	if err != nil && cg != nil {
+		// Try without: when that starts, the cgroup was what failed (no
+		// clone3, or no right to move a process there).
+		cg.remove()
+		cg = nil
+		attr := *cmd.SysProcAttr
+		attr.UseCgroupFD, attr.CgroupFD = false, 0
+		*cmd = exec.Cmd{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Env,
+			Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, SysProcAttr: &attr}
+		if err = cmd.Start(); err == nil {
+			cgroupsFailed.Store(true)
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	t := &tracked{
 		cmd: cmd, pid: cmd.Process.Pid, marker: marker, self: os.Getpid(),
 		done: make(chan struct{}), seen: map[int]uint64{}, termed: map[int]uint64{},
+		cg: cg,
 	}
+	if p, ok := readStat(t.pid, make([]byte, 1024)); ok {
+		t.start = p.start
+	}
+	runs.own[t.pid] = true
+	runs.active[t] = t.start
 	go func() {
 		// Wait for the exit without reaping: until wait reaps it, the
 		// command's PID, and so its process group's ID, cannot be reused,
@@ -78,18 +131,39 @@ func startTracked(cmd *exec.Cmd, marker string) (*tracked, error) {
 	return t, nil
 }
 
+// onlyOurs reports whether no other run that is going could have started
+// a process that started at start: none began before it. Called with runs
+// held.
+func (t *tracked) onlyOurs(start uint64) bool {
+	for o, s := range runs.active {
+		if o != t && s <= start {
+			return false
+		}
+	}
+	return true
+}
+
 // exited is closed once the command has exited.
 func (t *tracked) exited() <-chan struct{} { return t.done }
 
 // wait reaps the command, and the zombies of the run that it left to the
-// server, and returns its exit code, nil when a signal ended it.
+// server, removes the run's cgroup, and returns the command's exit code,
+// nil when a signal ended it. The run is no longer going: orphans that it
+// shared with other runs are theirs now.
 func (t *tracked) wait() *int64 {
+	runs.Lock()
 	t.cmd.Wait()
+	delete(runs.own, t.pid)
+	delete(runs.active, t)
+	runs.Unlock()
 	v := newProcView()
 	for pid, start := range t.seen {
 		if p, ok := v.stat(pid); ok && p.start == start && p.zombie {
 			t.reap(p)
 		}
+	}
+	if t.cg != nil {
+		t.cg.remove()
 	}
 	return exitCode(t.cmd.ProcessState)
 }
@@ -124,6 +198,10 @@ func (t *tracked) end(grace time.Duration) {
 		}
 		time.Sleep(min(pause, left))
 		pause = min(2*pause, 50*time.Millisecond)
+	}
+	if t.cg != nil {
+		// Every process of the cgroup at once, and those it forks meanwhile.
+		t.cg.kill()
 	}
 	deadline := time.Now().Add(killWait)
 	for pause := time.Millisecond; time.Now().Before(deadline); pause = min(2*pause, 20*time.Millisecond) {
@@ -195,31 +273,47 @@ func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
 			delete(t.seen, pid)
 		}
 	}
+	if t.cg != nil {
+		for _, pid := range t.cg.pids() {
+			if p, ok := v.stat(pid); ok {
+				add(p)
+			}
+		}
+	}
 	walk()
 	// The server's children come last, and again after each walk that
 	// found more: a process that exits while its children are read leaves
 	// them to the server (its subreaper) before it is a zombie, so that
 	// they are found here. One that exits later was found running.
+	runs.Lock()
+	defer runs.Unlock()
+	pgrp := unix.Getpgrp()
 	checked := map[int]bool{}
 	for more := true; more; {
 		more = false
 		for _, pid := range v.children(t.self) {
-			if _, ok := found[pid]; ok || checked[pid] {
+			if _, ok := found[pid]; ok || checked[pid] || runs.own[pid] {
 				continue
 			}
 			checked[pid] = true
 			p, ok := v.stat(pid)
 			switch {
 			case !ok:
+			case p.pgid == pgrp:
+				// The server's own child, not a run's: not an orphan.
 			case p.zombie:
 				if p.pgid == t.pid {
 					more = add(p) || more
+				} else {
+					// An orphan that has ended: whichever run's it was,
+					// the server reaps it.
+					t.reap(p)
 				}
 			default:
-				switch hasMarker(pid, t.marker) {
-				case marked:
+				switch m := hasMarker(pid, t.marker); {
+				case m == marked, t.onlyOurs(p.start):
 					more = add(p) || more
-				case unknown:
+				case m == unknown:
 					unsure++
 				}
 			}

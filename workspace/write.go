@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -215,8 +217,10 @@ func (d *Dest) Read(maxBytes int64) ([]byte, *errcode.Error) {
 // O_TMPFILE) until an instant before the rename: a new file is linked in
 // place at once, where a file created meanwhile makes the link fail and
 // check run again; an existing one is linked under a temporary name and
-// renamed over it. Elsewhere it is named ".loom-" and 16 random hex
-// digits, ".tmp", from its creation.
+// renamed over it. Elsewhere it is named from its creation. The name
+// (tempName) says which process made it; before its first write into a
+// directory, a process removes the temporary files there whose makers are
+// gone (cleanStale).
 //
 // An existing file keeps its permission bits (not its owner, extended
 // attributes or other hard links: the rename replaces the directory
@@ -231,6 +235,7 @@ func (d *Dest) Write(data []byte, check func() *errcode.Error) *errcode.Error {
 	if cerr != nil {
 		return cerr
 	}
+	d.cleanStale()
 	tmp, err := d.dir.createTemp(!writehook.Named())
 	if err != nil {
 		return d.fail(err)
@@ -345,13 +350,88 @@ func (t *tempFile) nameIt() error {
 	}
 }
 
-// tempName is ".loom-" and 16 random hex digits, ".tmp": no other file
-// has it, and it is short enough for any directory whatever the target's
-// own name.
+// tempName is ".loom-<pid>-<start>-<8 hex>.tmp": the PID of the process
+// that made it, when that process started (maker.go's stamp, per system),
+// and 8 random hex digits, so that no other file has it. A later process
+// knows by the name whether its maker is gone (cleanStale). It is short
+// enough for any directory whatever the target's own name.
 func tempName() string {
-	var b [8]byte
+	var b [4]byte
 	rand.Read(b[:])
-	return ".loom-" + hex.EncodeToString(b[:]) + ".tmp"
+	return tempPrefix + selfStamp() + "-" + hex.EncodeToString(b[:]) + tempSuffix
+}
+
+const (
+	tempPrefix = ".loom-"
+	tempSuffix = ".tmp"
+)
+
+// selfStamp is this process's "<pid>-<start>".
+var selfStamp = sync.OnceValue(func() string {
+	pid := os.Getpid()
+	return strconv.Itoa(pid) + "-" + strconv.FormatUint(processStart(pid), 10)
+})
+
+// parseTempName returns the maker of a temporary file named by tempName:
+// its PID and start; ok is false for any other name (another program's
+// file, or a name of a version that did not say its maker).
+func parseTempName(name string) (pid int, start uint64, ok bool) {
+	mid, ok1 := strings.CutPrefix(name, tempPrefix)
+	mid, ok2 := strings.CutSuffix(mid, tempSuffix)
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	parts := strings.Split(mid, "-")
+	if len(parts) != 3 || len(parts[2]) != 8 {
+		return 0, 0, false
+	}
+	if _, err := hex.DecodeString(parts[2]); err != nil {
+		return 0, 0, false
+	}
+	p, err := strconv.Atoi(parts[0])
+	if err != nil || p <= 0 || strconv.Itoa(p) != parts[0] {
+		return 0, 0, false
+	}
+	st, err := strconv.ParseUint(parts[1], 10, 64)
+	if err != nil || strconv.FormatUint(st, 10) != parts[1] {
+		return 0, 0, false
+	}
+	return p, st, true
+}
+
+// The directories this process has cleaned of stale temporary files, by
+// identity: each once, before its first write there.
+var cleaned = struct {
+	sync.Mutex
+	m map[fileKey]bool
+}{m: map[fileKey]bool{}}
+
+// cleanStale removes, the first time this process writes into the held
+// directory, the temporary files there that a process which is gone made
+// (a SIGKILL or a power loss between the link and the rename, or during a
+// named fallback's write). A file whose maker is alive (the same PID with
+// the same start) is never removed, nor one whose maker cannot be told
+// (a name that does not say it, a process that cannot be looked at).
+func (d *Dest) cleanStale() {
+	k := d.dir.key("")
+	cleaned.Lock()
+	done := cleaned.m[k]
+	cleaned.m[k] = true
+	cleaned.Unlock()
+	if done {
+		return
+	}
+	names, err := d.dir.names()
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		pid, start, ok := parseTempName(name)
+		if !ok || makerAlive(pid, start) {
+			continue
+		}
+		d.dir.remove(name)
+	}
 }
 
 // fill writes data to the temporary file, gives it the target's

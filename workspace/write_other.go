@@ -78,3 +78,12 @@ func (d *dirHandle) link(f *os.File, name string) error {
 func (d *dirHandle) rename(from, to string) error { return d.root.Rename(from, to) }
 
 func (d *dirHandle) remove(name string) error { return d.root.Remove(name) }
+
+func (d *dirHandle) names() ([]string, error) {
+	f, err := d.root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}

@@ -153,3 +153,15 @@ func (d *dirHandle) rename(from, to string) error {
 func (d *dirHandle) remove(name string) error {
 	return pathError("remove", name, unix.Unlinkat(d.fd, name, 0))
 }
+
+// names lists the directory's entries, through a handle of its own (the
+// held one keeps no read offset).
+func (d *dirHandle) names() ([]string, error) {
+	fd, err := openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, pathError("open", ".", err)
+	}
+	f := os.NewFile(uintptr(fd), ".")
+	defer f.Close()
+	return f.Readdirnames(-1)
+}

@@ -483,3 +483,48 @@ func TestWriteAsAnotherUser(t *testing.T) {
 	assert.Equal(t, uint32(65534), st.Uid)
 	assert.Empty(t, tempFiles(t, dir))
 }
+
+// selfStart is this process's start time as /proc/self/stat says it
+// (field 22, clock ticks after boot).
+func selfStart(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/stat")
+	require.NoError(t, err)
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	return fields[19]
+}
+
+// TestSIGKILLThenRestartCleans: a server killed between the link of its
+// anonymous temporary file and the rename (or during a named fallback's
+// write) leaves a temporary file whose name says its maker; a new
+// server's first write into that directory removes it, and leaves alone
+// a live process's temporary file (this test process's).
+func TestSIGKILLThenRestartCleans(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		stage := writehook.Rename
+		if named {
+			stage = writehook.Sync
+		}
+		c := haltCase{named: named, exists: true, stage: stage, target: "old\n", temps: 1}
+		t.Run(c.name(), func(t *testing.T) {
+			p, dir := startHalted(t, c)
+			left := tempFiles(t, dir)
+			require.Len(t, left, 1)
+			assert.Regexp(t, fmt.Sprintf(`^\.loom-%d-[0-9]+-[0-9a-f]{8}\.tmp$`, p.cmd.Process.Pid), left[0], "the name says its maker")
+			require.NoError(t, p.cmd.Process.Kill())
+			assert.Equal(t, -1, p.wait(), "killed")
+			require.Equal(t, left, tempFiles(t, dir), "SIGKILL left the temporary file")
+			live := fmt.Sprintf(".loom-%d-%s-0000abcd.tmp", os.Getpid(), selfStart(t))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, live), []byte("x"), 0o644))
+
+			q := startServer(t, []string{os.Args[0]}, dir, []string{envServer + "=1"}, nil)
+			q.call("inspect", `{"paths":["a.txt"]}`)
+			text := q.call("write_file", `{"path":"a.txt","text":"newer\n","base":"r1"}`)
+			assert.True(t, strings.HasPrefix(text, "wrote a.txt: 6 bytes, 1 lines"), text)
+			assert.Equal(t, []string{live}, tempFiles(t, dir), "the stale file is removed, the live one kept")
+			got, _ := readFile(t, filepath.Join(dir, "a.txt"))
+			assert.Equal(t, "newer\n", got)
+		})
+	}
+}

@@ -22,6 +22,15 @@
 //     name is moved or linked to it); counted: temporary files left,
 //     targets neither old nor new, and (sigterm) exits with a status
 //     other than 0.
+//   - sigkill-link: --kills times, a write over stdio of an existing file
+//     gets SIGKILL at the instant its anonymous temporary file has been
+//     linked under its temporary name and is not yet renamed: the server
+//     runs on CPU 0 alone, and the attack waits for the link's inotify
+//     event on a thread of its own pinned there at real-time priority
+//     (SCHED_FIFO, so root), which runs before the server's next system
+//     call. Then a new server writes the file once; counted: kills that
+//     left a temporary file, and temporary files left after the new
+//     server's write.
 //   - swap: while 200 writes of new files into d/ run over stdio, the
 //     attack swaps d with a symbolic link out of the root (renameat2
 //     RENAME_EXCHANGE); counted: temporary files left, files outside.
@@ -42,6 +51,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -62,7 +72,7 @@ func (s *servers) Set(v string) error { *s = append(*s, v); return nil }
 func main() {
 	var bins servers
 	flag.Var(&bins, "server", "a loom-results binary to attack (repeatable)")
-	attacks := flag.String("attacks", "appends-http,appends-proc,sigkill,sigterm,swap", "the attacks to run")
+	attacks := flag.String("attacks", "appends-http,appends-proc,sigkill,sigterm,swap", "the attacks to run (sigkill-link too, which needs root)")
 	runs := flag.Int("runs", 3, "runs of each attack")
 	appends := flag.Int("appends", 40, "appends of each writer (appends-http, appends-proc)")
 	kills := flag.Int("kills", 10, "signals of a run (sigkill, sigterm)")
@@ -88,6 +98,8 @@ func main() {
 					line, err = signals(ctx, bin, syscall.SIGTERM, *kills)
 				case "swap":
 					line, err = swap(ctx, bin)
+				case "sigkill-link":
+					line, err = sigkillLink(ctx, bin, *kills)
 				default:
 					err = fmt.Errorf("unknown attack %q", attack)
 				}
@@ -495,6 +507,109 @@ func watch(in int, fn func(mask uint32, name string) bool) {
 			i += unix.SizeofInotifyEvent + int(ev.Len)
 		}
 	}
+}
+
+// sigkillLink kills k servers between the link of a write's temporary
+// file and its rename, each followed by one write of a new server.
+func sigkillLink(ctx context.Context, bin string, k int) (string, error) {
+	hits, left := 0, 0
+	for i := range k {
+		hit, n, err := sigkillLinkOnce(ctx, bin, i)
+		if err != nil {
+			return "", err
+		}
+		if hit {
+			hits++
+		}
+		left += n
+	}
+	return fmt.Sprintf("%d of %d SIGKILLs left a temporary file; %d temporary files left after a new server's write", hits, k, left), nil
+}
+
+func sigkillLinkOnce(ctx context.Context, bin string, i int) (hit bool, left int, err error) {
+	dir, err := newRoot(map[string]string{"a.txt": "old\n"})
+	if err != nil {
+		return false, 0, err
+	}
+	defer os.RemoveAll(dir)
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+	if err != nil {
+		return false, 0, err
+	}
+	defer unix.Close(in)
+	if _, err := unix.InotifyAddWatch(in, dir, unix.IN_CREATE); err != nil {
+		return false, 0, err
+	}
+	p, err := stdioclient.Start(ctx, []string{"taskset", "-c", "0", bin, "--write", "--root", dir}, stdioclient.Options{})
+	if err != nil {
+		return false, 0, err
+	}
+	defer p.Close()
+	if err := p.Initialize(ctx, "writeattack"); err != nil {
+		return false, 0, err
+	}
+	call := stdioCall(ctx, p)
+	if _, err := call("inspect", `{"paths":["a.txt"]}`); err != nil {
+		return false, 0, err
+	}
+	ready, killed := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(killed)
+		runtime.LockOSThread() // this thread ends with the goroutine: its priority goes with it
+		var cpu unix.CPUSet
+		cpu.Set(0)
+		if err := unix.SchedSetaffinity(0, &cpu); err != nil {
+			ready <- fmt.Errorf("pinning to CPU 0: %w", err)
+			return
+		}
+		attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: 1 /* SCHED_FIFO */, Priority: 10}
+		if err := unix.SchedSetAttr(0, &attr, 0); err != nil {
+			ready <- fmt.Errorf("real-time priority (root only): %w", err)
+			return
+		}
+		ready <- nil
+		watch(in, func(_ uint32, name string) bool {
+			if strings.HasPrefix(name, ".loom-") {
+				syscall.Kill(p.Pid(), syscall.SIGKILL)
+				return true
+			}
+			return false
+		})
+	}()
+	if err := <-ready; err != nil {
+		return false, 0, err
+	}
+	time.Sleep(20 * time.Millisecond) // the watcher blocks in its read
+	if err := p.WriteLine(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a.txt","base":"r1","text":"new %d\n"}}}`, i)); err != nil {
+		return false, 0, err
+	}
+	select {
+	case <-killed:
+	case <-time.After(10 * time.Second):
+		return false, 0, errors.New("the write never linked a temporary file")
+	}
+	p.Wait()
+	names, _ := filepath.Glob(filepath.Join(dir, ".loom-*.tmp"))
+	hit = len(names) > 0
+
+	q, err := startStdio(ctx, bin, dir)
+	if err != nil {
+		return false, 0, err
+	}
+	defer q.Close()
+	call = stdioCall(ctx, q)
+	if _, err := call("inspect", `{"paths":["a.txt"]}`); err != nil {
+		return false, 0, err
+	}
+	r, err := call("write_file", `{"path":"a.txt","base":"r1","text":"after\n"}`)
+	if err != nil {
+		return false, 0, err
+	}
+	if r.Result.IsError {
+		return false, 0, fmt.Errorf("the new server's write failed: %+v", r.Result)
+	}
+	names, _ = filepath.Glob(filepath.Join(dir, ".loom-*.tmp"))
+	return hit, len(names), nil
 }
 
 // swap swaps d with a link out of the root while 200 writes run.
