@@ -247,8 +247,8 @@ func TestEncodedShapes(t *testing.T) {
 			"BytesLeft int64 bytes_left; ExpandBytesUsed int64 expand_bytes_used; ExpandBytesLeft int64 expand_bytes_left; Refused bool refused"},
 		{limits.Limit{}, "Name string ; Value int64 "},
 		{briefing.Expansion{}, "At string at; Bytes int64 bytes; SHA256 string sha256; Parts int parts; Result *string result"},
-		{briefing.Written{}, "Path string ; Bytes int64 ; SHA256 string ; Base *string ; Result results.Descriptor ; Diff string ; " +
-			"Budget limits.Snapshot ; Text string ; lines int64 "},
+		{briefing.Written{}, "Path string path; Bytes int64 bytes; SHA256 string sha256; Base *string base; Result results.Descriptor result; Diff string diff; " +
+			"Budget limits.Snapshot budget; Text string -; lines int64 "},
 		{failureBody{}, "Error json.RawMessage error; Budget *limits.Snapshot budget,omitempty"},
 		{inspectAnswer{}, "Results []server.inspectEntry results"},
 		{inspectEntry{}, "Descriptor *results.Descriptor ; Path *string path,omitempty; Error json.RawMessage error,omitempty"},
@@ -260,12 +260,12 @@ func TestEncodedShapes(t *testing.T) {
 	// The types json.Marshal reaches by reflection, so that the twins
 	// check the encoder and every AppendJSON against it: a MarshalJSON
 	// here (one derived from AppendJSON) would hold AppendJSON to itself.
-	// Written (no json tags) and orderedInts (an ordered object) derive
-	// theirs from AppendJSON, and failureBody's "error" is errorJSON's, both
+	// orderedInts (an ordered object) derives its own from AppendJSON, and
+	// failureBody's "error" is errorJSON's, both
 	// sides alike: errcode's tests check those bytes.
 	marshaler := reflect.TypeFor[json.Marshaler]()
 	for _, v := range []any{briefing.Selection{}, briefing.Page{}, results.Descriptor{}, results.Source{}, limits.Snapshot{},
-		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, briefing.Expansion{},
+		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, briefing.Expansion{}, briefing.Written{},
 		failureBody{}, inspectAnswer{}, inspectEntry{}, stepAnswer{}, expandAnswer{},
 		mcp.JSONRPCResponse{}, mcp.JSONRPCError{}, mcp.JSONRPCErrorDetails{}, mcp.TextContent{}} {
 		rt := reflect.TypeOf(v)
