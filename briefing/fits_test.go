@@ -168,6 +168,7 @@ func TestSizeErrorsWithoutFits(t *testing.T) {
 
 	_, err = b.getRange(Ref{Result: "r1"}, new(int64(0)), new(int64(10)))
 	require.Nil(t, err)
+	b.opts.Header = func(results.Descriptor) string { return strings.Repeat("h", 199) + "\n" }
 	page, err := b.listResults(0, nil)
 	require.NotNil(t, err, "%v", page)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
@@ -176,6 +177,7 @@ func TestSizeErrorsWithoutFits(t *testing.T) {
 	cfg.MaxLookupBytes = 8192
 	b = fixture(t, cfg, Legacy, map[string]string{"a.txt": strings.Repeat("a\n", 10)})
 	require.Nil(t, b.inspectPaths([]string{"a.txt"})[0].Err)
+	b.opts.Header = func(results.Descriptor) string { return strings.Repeat("h", 232) + "\n" }
 	_, err = b.listResults(0, nil)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
