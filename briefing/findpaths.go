@@ -393,7 +393,7 @@ func (b *Briefing) searchFile(dirs *dirCache, ff findFile, limit int64, buf []by
 	rel := ff.rel
 	if !utf8.Valid(data) {
 		_, err := (&selectors.TextScan{}).Lines(data)
-		return data, fileHits{}, errcode.Offset(errcode.NotUTF8, *err.Offset, "file %q is not valid UTF-8 at byte %d", rel, *err.Offset)
+		return data, fileHits{}, fileNotUTF8(rel, *err.Offset)
 	}
 	var h fileHits
 	err = matcher(data).Each(data, func(line int) {

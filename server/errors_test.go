@@ -160,9 +160,9 @@ var errorRows = []errorRow{
 	{code: errcode.NotRegularFile, call: call{"write_file", `{"path":"dir","text":"x"}`},
 		want: `error not_regular_file: "dir" is a directory, not a regular file`},
 	{code: errcode.TooLarge, cfg: func(c *limits.Config) { c.MaxResultBytes = 64 }, call: call{"inspect", `{"paths":["big.txt"]}`},
-		want: "big.txt: error too_large: file \"big.txt\" is 100 bytes, over the limit of 64 bytes\n"},
+		want: "big.txt: error too_large: file \"big.txt\" is 100 bytes, over the limit of 64 bytes (--max-result-bytes, which the person who starts the server sets: ask them to raise it, or read a smaller file)\n"},
 	{code: errcode.NotUTF8, name: "a file", call: call{"inspect", `{"paths":["nonutf.txt"]}`},
-		want: "nonutf.txt: error not_utf8: not valid UTF-8 at byte 2\n"},
+		want: "nonutf.txt: error not_utf8: file \"nonutf.txt\" is not UTF-8 text (invalid UTF-8 at byte 2): a binary file, or text in another encoding; only UTF-8 text is read, so read another file\n"},
 	{code: errcode.NotUTF8, name: "retain_output's text", call: call{"retain_output", `{"label":"x","text":"ab\ud800"}`},
 		want: `error not_utf8: argument "text" is not valid UTF-8 at byte 2 of its text`},
 	{code: errcode.Unreadable, before: func(t *testing.T, dir string) {
@@ -172,6 +172,10 @@ var errorRows = []errorRow{
 	{code: errcode.Conflict, name: "no base over an inspected file", call: call{"write_file", `{"path":"a.txt","text":"x"}`},
 		want: `error conflict: file "a.txt" exists (14 bytes) and write_file never overwrites text you have not seen; ` +
 			`its current text is r1: make the edit on r1, with base r1`},
+	{code: errcode.Conflict, name: "a file deleted since it was read", before: func(t *testing.T, dir string) {
+		require.NoError(t, os.Remove(filepath.Join(dir, "a.txt")))
+	}, call: call{"write_file", `{"splice":{"result":"r1","edits":[{"lines":[3,3],"text":"3\n"}]}}`},
+		want: `error conflict: file "a.txt" no longer exists, but r1 was read from it; write it with text or compose and no base to create it again (a splice always has a base)`},
 	{code: errcode.Conflict, name: "changed behind its back", before: func(t *testing.T, dir string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n2\nthree\n"), 0o644))
 	}, call: call{"write_file", `{"splice":{"result":"r1","edits":[{"lines":[3,3],"text":"3\n"}]}}`},
@@ -182,7 +186,7 @@ var errorRows = []errorRow{
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte(strings.Repeat("x\n", 20)), 0o644))
 		}, call: call{"write_file", `{"splice":{"result":"r1","edits":[]}}`},
 		want: `error conflict: file "a.txt" changed since r1 was read (14 -> 40 bytes); its current text cannot be retained ` +
-			`(error too_large: file "a.txt" is 40 bytes, over the limit of 20 bytes)`},
+			`(error too_large: file "a.txt" is 40 bytes, over the limit of 20 bytes (--max-result-bytes, which the person who starts the server sets: ask them to raise it, or read a smaller file))`},
 	{code: errcode.Unwritable, before: func(t *testing.T, dir string) {
 		require.NoError(t, os.Chmod(filepath.Join(dir, "ro.txt"), 0o444))
 	}, call: call{"write_file", `{"path":"ro.txt","text":"x"}`},
@@ -190,7 +194,7 @@ var errorRows = []errorRow{
 	{code: errcode.Unwritable, name: "a parent that is a file", call: call{"write_file", `{"path":"a.txt/sub.txt","text":"x"}`},
 		want: `error unwritable: cannot write "a.txt/sub.txt": a parent is not a directory`},
 	{code: errcode.CannotRun, name: "a program not in PATH", call: call{"run", `{"name":"test"}`},
-		want: `error cannot_run: command test: program "gotest" not found in PATH`},
+		want: `error cannot_run: command test: program "gotest" not found in PATH; the program is missing or not executable, and only the person who named the command with --run can fix that`},
 	{code: errcode.CannotRun, name: "no such file", call: call{"run", `{"name":"gone"}`},
-		want: `error cannot_run: command gone: cannot run "./missing": no such file or directory`},
+		want: `error cannot_run: command gone: cannot run "./missing": no such file or directory; the program is missing or not executable, and only the person who named the command with --run can fix that`},
 }

@@ -97,7 +97,7 @@ func TestDirReadFile(t *testing.T) {
 		{".", "ten.txt", 10, "0123456789", "", ""},
 		{"sub", "b.txt", 100, "bee\n", "", ""},
 		{"sub/deep", "c.txt", 100, "sea\n", "", ""},
-		{".", "ten.txt", 9, "", errcode.TooLarge, `file "ten.txt" is 10 bytes, over the limit of 9 bytes`},
+		{".", "ten.txt", 9, "", errcode.TooLarge, `file "ten.txt" is 10 bytes, over the limit of 9 bytes (--max-result-bytes, which the person who starts the server sets: ask them to raise it, or read a smaller file)`},
 		{".", "link_in", 100, "", errcode.Unreadable, "a symbolic link"},
 		{".", "dangling", 100, "", errcode.Unreadable, "a symbolic link"},
 		{".", "link_to_fifo", 100, "", errcode.Unreadable, "a symbolic link"},

@@ -171,8 +171,14 @@ type readerFunc func([]byte) (int, error)
 
 func (r readerFunc) Read(p []byte) (int, error) { return r(p) }
 
+// ResultLimitHint ends a too_large message of a file: what the model can
+// do next is ask for a larger limit, which only the person who starts the
+// server can give (SPEC section 8). Every caller that opens a file for a
+// result passes --max-result-bytes as the limit.
+const ResultLimitHint = " (--max-result-bytes, which the person who starts the server sets: ask them to raise it, or read a smaller file)"
+
 func tooLarge(rel string, maxBytes int64) *errcode.Error {
-	return errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes", rel, maxBytes).With(errcode.Details{Limit: new(maxBytes)})
+	return errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes%s", rel, maxBytes, ResultLimitHint).With(errcode.Details{Limit: new(maxBytes)})
 }
 
 // Size is the file's size when it was opened. It is only a hint: files in
@@ -305,7 +311,7 @@ func (r *Root) opened(f *os.File, rel string, maxBytes int64) (*File, *errcode.E
 	maxBytes = max(maxBytes, 0)
 	if fi.Size() > maxBytes {
 		f.Close()
-		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, fi.Size(), maxBytes).
+		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes%s", rel, fi.Size(), maxBytes, ResultLimitHint).
 			With(errcode.Details{Size: new(fi.Size()), Limit: new(maxBytes)})
 	}
 	return newFile(r, f, rel, fi.Size(), maxBytes), nil
