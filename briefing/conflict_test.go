@@ -131,7 +131,7 @@ func TestWriteFileConflict(t *testing.T) {
 			policy: Bounded,
 			before: rewrite("a.txt", a+"four\n"), req: WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`)},
 			msg: `file "a.txt" changed since r1 was read (14 -> 19 bytes); its current text cannot be retained ` +
-				`(error store_full: a 19-byte result does not fit: the store holds 2 of 2 results and 17 of 67108864 bytes (at most 16777216 a result))`,
+				`(error store_full: a 19-byte result does not fit: the store holds 2 of 2 results and 17 of 67108864 bytes (at most 16777216 a result); the results it holds stay readable by their IDs, and only the person who starts the server can raise --max-results or --max-store-bytes)`,
 			size: new(int64(19)), results: 2,
 		},
 	}

@@ -257,10 +257,13 @@ func storeFull(size int64, s *results.Store) *errcode.Error {
 		// The process-wide cap is the one in the way.
 		q := s.Quota()
 		return errcode.New(errcode.StoreFull,
-			"a %d-byte result does not fit: the sessions of this server hold %d of the %d bytes they may keep together (--max-total-bytes)",
+			"a %d-byte result does not fit: the sessions of this server hold %d of the %d bytes they may keep together (--max-total-bytes); "+
+				"the results this session holds stay readable by their IDs",
 			size, q.Used(), q.Limit()).With(errcode.Details{Size: new(size)})
 	}
 	return errcode.New(errcode.StoreFull,
-		"a %d-byte result does not fit: the store holds %d of %d results and %d of %d bytes (at most %d a result)",
+		"a %d-byte result does not fit: the store holds %d of %d results and %d of %d bytes (at most %d a result); "+
+			"the results it holds stay readable by their IDs, and only the person who starts the server can raise "+
+			"--max-results or --max-store-bytes",
 		size, s.Len(), cfg.MaxResults, s.Bytes(), cfg.MaxStoreBytes, cfg.MaxResultBytes).With(errcode.Details{Size: new(size)})
 }

@@ -32,7 +32,7 @@ func TestInspectAnswer(t *testing.T) {
 		"package \n[preview: first 8 of 23 bytes]\n"+
 		"r2 file d.json: 8 bytes, 1 line, no final newline, complete, sha256="+digest(`{"k": 1}`)[:12]+", json=object\n"+
 		"{\"k\": 1}\n"+
-		"missing: error not_found: file \"missing\" not found\n", mcptest.Text(res))
+		"missing: error not_found: file \"missing\" not found; inspect a directory (\".\" is the root) to list its files\n", mcptest.Text(res))
 	entries := mcptest.Structured(res)["results"].([]any)
 	assert.Equal(t, map[string]any{
 		"id": "r1", "sha256": sum, "bytes": float64(23), "lines": float64(3), "complete": true,
@@ -40,7 +40,7 @@ func TestInspectAnswer(t *testing.T) {
 		"preview": "package ", "preview_complete": false, "reused": false, "retained": true,
 	}, entries[0])
 	assert.Equal(t, "object", entries[1].(map[string]any)["json"])
-	assert.Equal(t, map[string]any{"path": "missing", "error": map[string]any{"code": "not_found", "message": `file "missing" not found`}}, entries[2])
+	assert.Equal(t, map[string]any{"path": "missing", "error": map[string]any{"code": "not_found", "message": `file "missing" not found; inspect a directory ("." is the root) to list its files`}}, entries[2])
 	_, hasBudget := mcptest.Structured(res)["budget"]
 	assert.False(t, hasBudget, "inspect is not a lookup")
 

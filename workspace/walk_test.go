@@ -45,9 +45,9 @@ func TestWalkTypes(t *testing.T) {
 				"sub/..":  "",
 				"fifo":    `not_regular_file: "fifo" is a named pipe, not a regular file`,
 				"sock":    `not_regular_file: "sock" is not a regular file`, // ENXIO from its open
-				"missing": `not_found: file "missing" not found`,
+				"missing": `not_found: file "missing" not found; inspect a directory ("." is the root) to list its files`,
 				"escape":  `path_outside_root: path "escape" resolves outside the root ` + strconv.Quote(tr.dir) + `: symbolic links must be relative and stay inside it`,
-				"../x":    `path_outside_root: path "../x" leaves the root ` + strconv.Quote(tr.dir),
+				"../x":    `path_outside_root: path "../x" leaves the root ` + strconv.Quote(tr.dir) + "; name a path under it",
 			} {
 				err := walkWithin(t, r, path)
 				if want == "" {
@@ -104,8 +104,8 @@ func TestDirReadFile(t *testing.T) {
 		{".", "fifo", 100, "", errcode.NotRegularFile, `"fifo" is a named pipe, not a regular file`},
 		{".", "sock", 100, "", errcode.NotRegularFile, `"sock" is a socket, not a regular file`},
 		{".", "sub", 100, "", errcode.NotRegularFile, `"sub" is a directory, not a regular file`},
-		{".", "missing", 100, "", errcode.NotFound, `file "missing" not found`},
-		{"sub", "missing", 100, "", errcode.NotFound, `file "sub/missing" not found`},
+		{".", "missing", 100, "", errcode.NotFound, `file "missing" not found; inspect a directory ("." is the root) to list its files`},
+		{"sub", "missing", 100, "", errcode.NotFound, `file "sub/missing" not found; inspect a directory ("." is the root) to list its files`},
 	}
 	for _, way := range walkWays {
 		t.Run(way.name, func(t *testing.T) {

@@ -350,11 +350,11 @@ func (r *Root) resolveFor(path string, code errcode.Code, verb string) (string, 
 	if filepath.IsAbs(clean) {
 		rel, err := filepath.Rel(r.dir, clean)
 		if err != nil || !filepath.IsLocal(rel) {
-			return "", errcode.New(errcode.PathOutsideRoot, "path %s is outside the root %q", quoteName(path), r.dir)
+			return "", errcode.New(errcode.PathOutsideRoot, "path %s is outside the root %q; name a path under it", quoteName(path), r.dir)
 		}
 		clean = rel
 	} else if !filepath.IsLocal(clean) {
-		return "", errcode.New(errcode.PathOutsideRoot, "path %s leaves the root %q", quoteName(path), r.dir)
+		return "", errcode.New(errcode.PathOutsideRoot, "path %s leaves the root %q; name a path under it", quoteName(path), r.dir)
 	}
 	if len(clean) >= maxPath {
 		// The system refuses such a name (ENAMETOOLONG), but os.Root
@@ -393,7 +393,7 @@ func (r *Root) classify(rel string, err error) *errcode.Error {
 		return errcode.New(errcode.PathOutsideRoot,
 			"path %q resolves outside the root %q: symbolic links must be relative and stay inside it", rel, r.dir)
 	case errors.Is(err, fs.ErrNotExist):
-		return errcode.New(errcode.NotFound, "file %q not found", rel)
+		return errcode.New(errcode.NotFound, "file %q not found; inspect a directory (\".\" is the root) to list its files", rel)
 	case errors.Is(err, syscall.ENOTDIR):
 		// "a.go/b" where a.go is a file: nothing can exist there.
 		return errcode.New(errcode.NotFound, "file %q not found: a parent is not a directory", rel)
