@@ -59,7 +59,7 @@ func (p *Page) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// TextContent is the page as compact JSON, the answer's text content.
+// TextContent is the page's lines, the answer's text content.
 func (p *Page) TextContent() string { return p.Text }
 
 // checkPageSize validates list_results' page_size (an argument check):
@@ -73,8 +73,7 @@ func (b *Briefing) checkPageSize(size int64) *errcode.Error {
 
 // listResults returns page page of the retained results, oldest first, size
 // a page (nil: --page-size). Its text content, which the lookup returns and
-// is charged for, is the page as compact JSON without budget, each sha256 cut
-// to 12 hex digits.
+// is charged for, is a header line per result and the page line (Page.text).
 func (b *Briefing) listResults(page int64, size *int64) (*Page, *errcode.Error) {
 	n := b.opts.Limits.PageSize
 	if size != nil {
@@ -95,7 +94,7 @@ func (b *Briefing) listResults(page int64, size *int64) (*Page, *errcode.Error) 
 		next := page + 1
 		p.Next = &next
 	}
-	text := p.text(listed)
+	text := p.text(listed, b.opts.Header)
 	sized := limits.Selected{
 		What: "page " + strconv.FormatInt(page, 10) + " (" + strconv.FormatInt(to-from, 10) + " results) is",
 		Less: "ask for a smaller page_size",
@@ -109,33 +108,31 @@ func (b *Briefing) listResults(page int64, size *int64) (*Page, *errcode.Error) 
 	return p, nil
 }
 
-// text renders the page as its text content: what compactJSON gives for
-// the page without budget and with each sha256 cut to 12 hex digits, built
-// from each result's own entry, which is rendered once.
-func (p *Page) text(rs []*results.Result) []byte {
-	n := 64
+// text renders the page as its text content (SPEC section 5): each
+// result's descriptor header line (Options.Header), then, when more pages
+// follow, the line "page P of N: page P+1 holds the next" (pages counted
+// from 0, N the number of pages); an empty catalogue is the line
+// "no results".
+func (p *Page) text(rs []*results.Result, header func(results.Descriptor) string) []byte {
+	if p.Total == 0 {
+		return []byte("no results\n")
+	}
+	var b []byte
 	for _, r := range rs {
-		n += len(r.ListedText()) + 1
-	}
-	b := make([]byte, 0, n)
-	b = append(b, `{"page":`...)
-	b = strconv.AppendInt(b, p.Page, 10)
-	b = append(b, `,"pages":`...)
-	b = strconv.AppendInt(b, p.Pages, 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, p.Total, 10)
-	b = append(b, `,"results":[`...)
-	for i, r := range rs {
-		if i > 0 {
-			b = append(b, ',')
+		if header != nil {
+			b = append(b, header(r.Listed())...)
+		} else {
+			b = append(append(b, r.ID...), '\n')
 		}
-		b = append(b, r.ListedText()...)
 	}
-	b = append(b, `],"next":`...)
-	if p.Next == nil {
-		b = append(b, "null"...)
-	} else {
+	if p.Next != nil {
+		b = append(b, "page "...)
+		b = strconv.AppendInt(b, p.Page, 10)
+		b = append(b, " of "...)
+		b = strconv.AppendInt(b, p.Pages, 10)
+		b = append(b, ": page "...)
 		b = strconv.AppendInt(b, *p.Next, 10)
+		b = append(b, " holds the next\n"...)
 	}
-	return append(b, '}')
+	return b
 }

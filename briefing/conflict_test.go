@@ -99,14 +99,14 @@ func TestWriteFileConflict(t *testing.T) {
 			cfg:    func(c *limits.Config) { c.MaxResultBytes = 20 },
 			before: rewrite("a.txt", many), req: spliceR1,
 			msg: `file "a.txt" changed since r1 was read (14 -> 40 bytes); its current text cannot be retained ` +
-				`(error too_large: file "a.txt" is 40 bytes, over the limit of 20 bytes)`,
+				`(error too_large: file "a.txt" is 40 bytes, over the limit of 20 bytes (--max-result-bytes, which the person who starts the server sets: ask them to raise it, or read a smaller file))`,
 			size: new(int64(40)), results: 2,
 		},
 		{
 			name:   "no longer UTF-8",
 			before: rewrite("a.txt", "one\ntwo\nthre\xff\n"), req: spliceR1,
 			msg: `file "a.txt" changed since r1 was read (14 -> 14 bytes, sha256=` + hexSum256(a)[:12] + ` -> ` +
-				hexSum256("one\ntwo\nthre\xff\n")[:12] + `); its current text cannot be retained (error not_utf8: not valid UTF-8 at byte 12)`,
+				hexSum256("one\ntwo\nthre\xff\n")[:12] + `); its current text cannot be retained (error not_utf8: file "a.txt" is not UTF-8 text (invalid UTF-8 at byte 12): a binary file, or text in another encoding; only UTF-8 text is read, so read another file)`,
 			size: new(int64(14)), sha256: new(hexSum256("one\ntwo\nthre\xff\n")), results: 2,
 		},
 		{
@@ -115,7 +115,7 @@ func TestWriteFileConflict(t *testing.T) {
 				require.NoError(t, os.Remove(filepath.Join(dir, "a.txt")))
 			},
 			req:     spliceR1,
-			msg:     `file "a.txt" no longer exists, but r1 was read from it; write it without base to create it again`,
+			msg:     `file "a.txt" no longer exists, but r1 was read from it; write it with text or compose and no base to create it again (a splice always has a base)`,
 			results: 2,
 		},
 		{
@@ -131,7 +131,7 @@ func TestWriteFileConflict(t *testing.T) {
 			policy: Bounded,
 			before: rewrite("a.txt", a+"four\n"), req: WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[]}`)},
 			msg: `file "a.txt" changed since r1 was read (14 -> 19 bytes); its current text cannot be retained ` +
-				`(error store_full: a 19-byte result does not fit: the store holds 2 of 2 results and 17 of 67108864 bytes (at most 16777216 a result))`,
+				`(error store_full: a 19-byte result does not fit: the store holds 2 of 2 results and 17 of 67108864 bytes (at most 16777216 a result); the results it holds stay readable by their IDs, and only the person who starts the server can raise --max-results or --max-store-bytes)`,
 			size: new(int64(19)), results: 2,
 		},
 	}

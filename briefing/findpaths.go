@@ -53,6 +53,7 @@ type findFile struct {
 	// directory; dir is "" for any other (a named file, a link), read by
 	// its path.
 	dir, name string
+	seq       int // its place in the walk, among the files skipped too
 }
 
 // TextContent is the matches' text, the answer's text content.
@@ -68,14 +69,14 @@ func (b *Briefing) findPaths(paths []string, q FindQuery) (*FoundFiles, *errcode
 	if err != nil {
 		return nil, err
 	}
-	out := &FoundFiles{Files: []FoundFile{}, FilesSkipped: skipped}
+	out := &FoundFiles{Files: []FoundFile{}}
 	var hits []fileHits
 	err = b.searchFiles(files, q.Matcher, func(f findFile, data []byte, h fileHits, ferr *errcode.Error) *errcode.Error {
 		if ferr != nil {
 			if f.named {
 				return ferr
 			}
-			out.FilesSkipped++
+			skipped = append(skipped, skippedFile{seq: f.seq, rel: f.rel, code: ferr.Code})
 			return nil
 		}
 		out.FilesSearched++
@@ -102,7 +103,8 @@ func (b *Briefing) findPaths(paths []string, q FindQuery) (*FoundFiles, *errcode
 	if err != nil {
 		return nil, err
 	}
-	text := b.showHits(hits, out, q.MaxMatches)
+	out.FilesSkipped = len(skipped)
+	text := b.showHits(hits, out, q.MaxMatches, skippedLine(skipped))
 	size, escaped := int64(len(text)), limits.EscapedSize(text)
 	if err := b.budget.ChargeSelected(findSized, size, escaped); err != nil {
 		return nil, err
@@ -125,8 +127,10 @@ type fileHits struct {
 // line "<ID> <path>:" and then its matches, as find shows one result's;
 // matches stop at maxMatches, or at the first that, with its file's
 // header line when it is the file's first and the "… N more" line it
-// would still need, would pass --max-lookup-bytes.
-func (b *Briefing) showHits(hits []fileHits, out *FoundFiles, maxMatches int) string {
+// would still need, would pass --max-lookup-bytes. tail, the line of the
+// files skipped (or ""), ends the text and is counted as "… N more" is;
+// with no match at all, the line "no match in N files" comes before it.
+func (b *Briefing) showHits(hits []fileHits, out *FoundFiles, maxMatches int, tail string) string {
 	for _, h := range hits {
 		out.Total += h.total
 	}
@@ -146,7 +150,7 @@ func (b *Briefing) showHits(hits []fileHits, out *FoundFiles, maxMatches int) st
 			if len(f.Matches) == 0 {
 				head = fileHeader(f)
 			}
-			need := len(head) + len(line)
+			need := len(head) + len(line) + len(tail)
 			if rest := out.Total - shown - 1; rest > 0 {
 				need += len(selectors.MoreLine(rest))
 			}
@@ -162,9 +166,15 @@ func (b *Briefing) showHits(hits []fileHits, out *FoundFiles, maxMatches int) st
 	}
 	if rest := out.Total - shown; rest > 0 {
 		out.Truncated = true
-		if more := selectors.MoreLine(rest); int64(len(text)+len(more)) <= limit {
+		if more := selectors.MoreLine(rest); int64(len(text)+len(more)+len(tail)) <= limit {
 			text = append(text, more...)
 		}
+	}
+	if out.Total == 0 {
+		text = append(text, noMatch(plural(out.FilesSearched, "file"), limit-int64(len(tail)))...)
+	}
+	if int64(len(text)+len(tail)) <= limit {
+		text = append(text, tail...)
 	}
 	return string(text)
 }
@@ -184,14 +194,19 @@ func fileHeader(f FoundFile) string {
 // followed as inspect follows them). A named path that inspect would
 // refuse fails the call (SPEC section 4's place of unknown_result); a
 // file a directory brought that inspect would refuse by its type or
-// size is skipped, counted in skipped. More than MaxFindFiles files, or
-// MaxFindBytes bytes, is too_large.
-func (b *Briefing) findFiles(paths []string) (files []findFile, skipped int, err *errcode.Error) {
+// size is skipped, listed in skipped. More than MaxFindFiles files, or
+// MaxFindBytes bytes, is too_large. Each file, and each file skipped, has
+// its place in the walk (seq), so that the files skipped when read can be
+// named in walk order with these.
+func (b *Briefing) findFiles(paths []string) (files []findFile, skipped []skippedFile, err *errcode.Error) {
 	root := b.opts.Root
 	limit := b.resultCap()
 	seen := map[string]int{} // rel -> index in files
 	var total int64
+	seq := 0
 	add := func(f findFile, size int64) {
+		f.seq = seq
+		seq++
 		if i, ok := seen[f.rel]; ok {
 			if f.named {
 				files[i].named, files[i].dir = true, ""
@@ -210,11 +225,11 @@ func (b *Briefing) findFiles(paths []string) (files []findFile, skipped int, err
 			continue
 		}
 		if !b.isDir(p, err) {
-			return nil, 0, err
+			return nil, nil, err
 		}
 		l, err := root.Walk(p, workspace.MaxListing, true)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 		for _, e := range l.Entries {
 			size := e.Size
@@ -223,14 +238,16 @@ func (b *Briefing) findFiles(paths []string) (files []findFile, skipped int, err
 				// by what it leads to is skipped.
 				f, _, err := root.Open(e.Path, limit)
 				if err != nil {
-					skipped++
+					skipped = append(skipped, skippedFile{seq: seq, rel: e.Path, code: err.Code})
+					seq++
 					continue
 				}
 				size = f.Size()
 				f.Close()
 			}
 			if size > limit {
-				skipped++ // too_large
+				skipped = append(skipped, skippedFile{seq: seq, rel: e.Path, code: errcode.TooLarge})
+				seq++
 				continue
 			}
 			f := findFile{rel: e.Path}
@@ -244,7 +261,7 @@ func (b *Briefing) findFiles(paths []string) (files []findFile, skipped int, err
 		}
 	}
 	if len(files) > MaxFindFiles || total > MaxFindBytes {
-		return nil, 0, errcode.New(errcode.TooLarge,
+		return nil, nil, errcode.New(errcode.TooLarge,
 			"the paths hold %s files of %d bytes, over the %d files and %d bytes that one find reads; name fewer or smaller directories",
 			atLeast(len(files), MaxFindFiles), total, MaxFindFiles, int64(MaxFindBytes)).With(errcode.Details{Limit: new(int64(MaxFindFiles))})
 	}
@@ -376,7 +393,7 @@ func (b *Briefing) searchFile(dirs *dirCache, ff findFile, limit int64, buf []by
 	rel := ff.rel
 	if !utf8.Valid(data) {
 		_, err := (&selectors.TextScan{}).Lines(data)
-		return data, fileHits{}, errcode.Offset(errcode.NotUTF8, *err.Offset, "file %q is not valid UTF-8 at byte %d", rel, *err.Offset)
+		return data, fileHits{}, fileNotUTF8(rel, *err.Offset)
 	}
 	var h fileHits
 	err = matcher(data).Each(data, func(line int) {

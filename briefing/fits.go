@@ -75,7 +75,10 @@ func linesFit(data []byte, lines selectors.Lines, first, last int64, numbered bo
 		}
 		switch {
 		case fit < first:
-			return errcode.Fit{}, "no line from " + strconv.FormatInt(first, 10) + " fits"
+			// get_range reads part of a line that no lookup can hold
+			// whole: its byte offsets say where.
+			return errcode.Fit{}, "no line from " + strconv.FormatInt(first, 10) + " fits: get_range reads part of it; line " +
+				strconv.FormatInt(first, 10) + " is bytes " + strconv.Itoa(start) + "-" + strconv.Itoa(lines.Start(int(first)+1))
 		case fit == first:
 			return errcode.Fit{To: &fit}, "line " + strconv.FormatInt(first, 10) + " fits"
 		}

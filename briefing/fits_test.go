@@ -59,10 +59,10 @@ func TestFits(t *testing.T) {
 			msg: "lines 2-5 are 26 escaped bytes, over the 20 left of the step's 20; lines 2-4 fit, or call begin_step to start a new step with a fresh budget"},
 		{name: "lines: no line fits the lookup cap", body: strings.Repeat("a", 25) + "\nb\n", lookup: 20, step: 1000, lines: true, from: 1, to: 2,
 			code: errcode.LookupTooLarge, size: 28, limit: 20,
-			msg: "lines 1-2 are 28 bytes, over the 20-byte lookup limit; no line from 1 fits (the step has 1000 escaped bytes left)"},
+			msg: "lines 1-2 are 28 bytes, over the 20-byte lookup limit; no line from 1 fits: get_range reads part of it; line 1 is bytes 0-26 (the step has 1000 escaped bytes left)"},
 		{name: "lines: no line fits the step", body: fives, lookup: 8192, step: 7, lines: true, from: 1, to: 1,
 			code: errcode.StepBytesExhausted, size: 8, limit: 7,
-			msg: "line 1 is 8 escaped bytes, over the 7 left of the step's 7; no line from 1 fits: call begin_step to start a new step with a fresh budget"},
+			msg: "line 1 is 8 escaped bytes, over the 7 left of the step's 7; no line from 1 fits: get_range reads part of it; line 1 is bytes 0-5: call begin_step to start a new step with a fresh budget"},
 		{name: "lines: a last line without a newline", body: "aa\nbb\ncc", lookup: 7, step: 1000, lines: true, from: 1, to: 3,
 			code: errcode.LookupTooLarge, size: 8, limit: 7, fits: new(int64(2)), fitsBytes: 6,
 			msg: "lines 1-3 are 8 bytes, over the 7-byte lookup limit; lines 1-2 fit (the step has 1000 escaped bytes left)"},
@@ -80,7 +80,7 @@ func TestFits(t *testing.T) {
 			msg: "numbered lines 1-12 are 77 escaped bytes, over the 20 left of the step's 20; lines 1-3 fit, or call begin_step to start a new step with a fresh budget"},
 		{name: "numbered: no line fits", body: xs, lookup: 4, step: 1000, lines: true, numbered: true, from: 1, to: 2,
 			code: errcode.LookupTooLarge, size: 10, limit: 4,
-			msg: "numbered lines 1-2 are 10 bytes, over the 4-byte lookup limit; no line from 1 fits (the step has 1000 escaped bytes left)"},
+			msg: "numbered lines 1-2 are 10 bytes, over the 4-byte lookup limit; no line from 1 fits: get_range reads part of it; line 1 is bytes 0-2 (the step has 1000 escaped bytes left)"},
 		{name: "range: exactly at the lookup cap", body: fives, lookup: 20, step: 1000, from: 0, to: 50,
 			code: errcode.LookupTooLarge, size: 50, limit: 20, fits: new(int64(20)), fitsBytes: 20,
 			msg: "bytes 0-50 are 50 bytes, over the 20-byte lookup limit; bytes 0-20 fit (the step has 1000 escaped bytes left)"},
@@ -169,6 +169,7 @@ func TestSizeErrorsWithoutFits(t *testing.T) {
 
 	_, err = b.getRange(Ref{Result: "r1"}, new(int64(0)), new(int64(10)))
 	require.Nil(t, err)
+	b.opts.Header = func(results.Descriptor) string { return strings.Repeat("h", 199) + "\n" }
 	page, err := b.listResults(0, nil)
 	require.NotNil(t, err, "%v", page)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
@@ -177,6 +178,7 @@ func TestSizeErrorsWithoutFits(t *testing.T) {
 	cfg.MaxLookupBytes = 8192
 	b = fixture(t, cfg, Legacy, map[string]string{"a.txt": strings.Repeat("a\n", 10)})
 	require.Nil(t, b.inspectPaths([]string{"a.txt"})[0].Err)
+	b.opts.Header = func(results.Descriptor) string { return strings.Repeat("h", 232) + "\n" }
 	_, err = b.listResults(0, nil)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)

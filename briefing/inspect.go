@@ -56,12 +56,12 @@ func (b *Briefing) inspect(path string) (*results.Descriptor, *errcode.Error) {
 	}
 	if !b.store.Fits(f.Size()) {
 		if d, done, err := b.inspectUnkept(f, src); done {
-			return d, err
+			return d, notText(rel, err)
 		}
 	}
 	t, err := b.readText(f)
 	if err != nil {
-		return nil, err
+		return nil, notText(rel, err)
 	}
 	return b.retain(t, true, src)
 }
@@ -88,13 +88,30 @@ func (b *Briefing) holdFile(path string) (results.Descriptor, *results.Result, *
 	}
 	t, err := b.readText(f)
 	if err != nil {
-		return results.Descriptor{}, nil, nil, err
+		return results.Descriptor{}, nil, nil, notText(rel, err)
 	}
 	got := b.store.Retain(t, true, src)
 	if b.opts.Policy == Bounded && got.Result == nil {
 		return results.Descriptor{}, nil, nil, storeFull(int64(len(t.Data)), b.store)
 	}
 	return results.Describe(t, true, src, got, b.view(), b.opts.Limits.PreviewBytes), got.Result, t, nil
+}
+
+// notText is err, except that a not_utf8 of file rel says that the file
+// is not UTF-8 text and that only UTF-8 text is read (SPEC section 8),
+// with the same offset.
+func notText(rel string, err *errcode.Error) *errcode.Error {
+	if err == nil || err.Code != errcode.NotUTF8 || err.Offset == nil {
+		return err
+	}
+	return fileNotUTF8(rel, *err.Offset)
+}
+
+// fileNotUTF8 is the not_utf8 error of file rel, whose first invalid
+// UTF-8 sequence starts at off.
+func fileNotUTF8(rel string, off int64) *errcode.Error {
+	return errcode.Offset(errcode.NotUTF8, off, "file %q is not UTF-8 text (invalid UTF-8 at byte %d): a binary file, or text in "+
+		"another encoding; only UTF-8 text is read, so read another file", rel, off)
 }
 
 // isDir reports whether path, which Open refused with err, is a
@@ -136,7 +153,8 @@ func (b *Briefing) inspectListing(path string) (*results.Descriptor, *errcode.Er
 	}
 	text := l.Text()
 	if limit := b.resultCap(); int64(len(text)) > limit {
-		return nil, errcode.New(errcode.TooLarge, "the listing of %q is %d bytes, over the limit of %d bytes; list a directory below it",
+		return nil, errcode.New(errcode.TooLarge, "the listing of %q is %d bytes, over the limit of %d bytes (--max-result-bytes, "+
+			"which the person who starts the server sets); list a directory below it",
 			l.Rel, len(text), limit).With(errcode.Details{Size: new(int64(len(text))), Limit: new(limit)})
 	}
 	t, err := results.Analyze(text)
@@ -239,10 +257,13 @@ func storeFull(size int64, s *results.Store) *errcode.Error {
 		// The process-wide cap is the one in the way.
 		q := s.Quota()
 		return errcode.New(errcode.StoreFull,
-			"a %d-byte result does not fit: the sessions of this server hold %d of the %d bytes they may keep together (--max-total-bytes)",
+			"a %d-byte result does not fit: the sessions of this server hold %d of the %d bytes they may keep together (--max-total-bytes); "+
+				"the results this session holds stay readable by their IDs",
 			size, q.Used(), q.Limit()).With(errcode.Details{Size: new(size)})
 	}
 	return errcode.New(errcode.StoreFull,
-		"a %d-byte result does not fit: the store holds %d of %d results and %d of %d bytes (at most %d a result)",
+		"a %d-byte result does not fit: the store holds %d of %d results and %d of %d bytes (at most %d a result); "+
+			"the results it holds stay readable by their IDs, and only the person who starts the server can raise "+
+			"--max-results or --max-store-bytes",
 		size, s.Len(), cfg.MaxResults, s.Bytes(), cfg.MaxStoreBytes, cfg.MaxResultBytes).With(errcode.Details{Size: new(size)})
 }

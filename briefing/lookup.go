@@ -401,6 +401,9 @@ func (b *Briefing) find(ref Ref, q FindQuery) (*Found, *errcode.Error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.Total == 0 {
+		f.Text = noMatch(r.ID, b.opts.Limits.MaxLookupBytes)
+	}
 	size, escaped := int64(len(f.Text)), limits.EscapedSize(f.Text)
 	if err := b.budget.ChargeSelected(findSized, size, escaped); err != nil {
 		return nil, err

@@ -303,9 +303,9 @@ func (b *Briefing) withoutCurrent(err *errcode.Error, rel string, base *results.
 	var msg string
 	switch {
 	case size == nil && base != nil && readFrom(base, rel):
-		msg = fmt.Sprintf("file %q no longer exists, but %s was read from it; write it without base to create it again", rel, base.ID)
+		msg = fmt.Sprintf("file %q no longer exists, but %s was read from it; write it with text or compose and no base to create it again (a splice always has a base)", rel, base.ID)
 	case size == nil && base != nil:
-		msg = fmt.Sprintf("file %q does not exist, so it does not hold %s's text; write it without base to create it", rel, base.ID)
+		msg = fmt.Sprintf("file %q does not exist, so it does not hold %s's text; write it with text or compose and no base to create it", rel, base.ID)
 	case size == nil:
 		msg = fmt.Sprintf("file %q changed while it was being written; inspect it", rel)
 	default:

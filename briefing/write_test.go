@@ -308,7 +308,7 @@ func TestWriteFileErrors(t *testing.T) {
 			msg: `file "dir/d.txt" does not hold r1's text (14 -> 2 bytes); its current text is r4: make the edit on r4`},
 		{name: "a base whose file is gone", req: WriteFileRequest{Path: str("gone.txt"), Text: str("x"), Base: str("r1")}, code: errcode.Conflict,
 			details: &errcode.Details{File: &errcode.File{Path: "gone.txt"}}, // size, sha256, current and diff null
-			msg:     `file "gone.txt" does not exist, so it does not hold r1's text; write it without base to create it`},
+			msg:     `file "gone.txt" does not exist, so it does not hold r1's text; write it with text or compose and no base to create it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -287,8 +287,14 @@ func (b *Budget) ExpandLeft() int64 { return max(0, b.cfg.MaxExpandBytes-b.expan
 // pass --max-expand-bytes.
 func (b *Budget) ChargeExpand(n int64) *errcode.Error {
 	if n > b.ExpandLeft() {
+		// What to do next (SPEC section 8): a new step's budget holds
+		// it, or nothing does and the edit must be split.
+		next := "call begin_step to start a new step with a fresh budget"
+		if n > b.cfg.MaxExpandBytes {
+			next = "no step holds it (--max-expand-bytes): make the edit in smaller parts"
+		}
 		return errcode.New(errcode.ExpansionTooLarge,
-			"expansion is %d bytes, over the %d left of the step's %d", n, b.ExpandLeft(), b.cfg.MaxExpandBytes).
+			"expansion is %d bytes, over the %d left of the step's %d; %s", n, b.ExpandLeft(), b.cfg.MaxExpandBytes, next).
 			With(errcode.Details{Size: new(n), Limit: new(b.cfg.MaxExpandBytes)})
 	}
 	b.expandUsed += n

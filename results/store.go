@@ -271,7 +271,7 @@ func idNumber(id string) (int, bool) {
 func (s *Store) known() string {
 	switch len(s.results) {
 	case 0:
-		return "; it holds none yet"
+		return "; it holds none yet: inspect a file (or find over paths) to retain one"
 	case 1:
 		return "; it holds r1"
 	}

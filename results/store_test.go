@@ -182,7 +182,7 @@ func TestStoreGet(t *testing.T) {
 	_, err := s.Get("r1")
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.UnknownResult, err.Code)
-	assert.Equal(t, `no result "r1" in this session; it holds none yet`, err.Msg)
+	assert.Equal(t, `no result "r1" in this session; it holds none yet: inspect a file (or find over paths) to retain one`, err.Msg)
 
 	s.Retain(text(t, "a"), true, file("a"))
 	s.Retain(text(t, "b"), true, file("b"))

@@ -32,7 +32,7 @@ func TestInspectAnswer(t *testing.T) {
 		"package \n[preview: first 8 of 23 bytes]\n"+
 		"r2 file d.json: 8 bytes, 1 line, no final newline, complete, sha256="+digest(`{"k": 1}`)[:12]+", json=object\n"+
 		"{\"k\": 1}\n"+
-		"missing: error not_found: file \"missing\" not found\n", mcptest.Text(res))
+		"missing: error not_found: file \"missing\" not found; inspect a directory (\".\" is the root) to list its files\n", mcptest.Text(res))
 	entries := mcptest.Structured(res)["results"].([]any)
 	assert.Equal(t, map[string]any{
 		"id": "r1", "sha256": sum, "bytes": float64(23), "lines": float64(3), "complete": true,
@@ -40,7 +40,7 @@ func TestInspectAnswer(t *testing.T) {
 		"preview": "package ", "preview_complete": false, "reused": false, "retained": true,
 	}, entries[0])
 	assert.Equal(t, "object", entries[1].(map[string]any)["json"])
-	assert.Equal(t, map[string]any{"path": "missing", "error": map[string]any{"code": "not_found", "message": `file "missing" not found`}}, entries[2])
+	assert.Equal(t, map[string]any{"path": "missing", "error": map[string]any{"code": "not_found", "message": `file "missing" not found; inspect a directory ("." is the root) to list its files`}}, entries[2])
 	_, hasBudget := mcptest.Structured(res)["budget"]
 	assert.False(t, hasBudget, "inspect is not a lookup")
 
@@ -111,14 +111,14 @@ func TestLookupAnswers(t *testing.T) {
 	assert.Equal(t, true, sc["truncated"])
 
 	res = s.Call(7, "find", `{"result":"r1","pattern":"zzz"}`)
-	assert.Equal(t, "", mcptest.Text(res), "no match is an empty text")
+	assert.Equal(t, "no match in r1\n", mcptest.Text(res), "no match is one line, never an empty text")
 	assert.Equal(t, float64(0), mcptest.Structured(res)["total"])
 
 	budget := mcptest.Structured(res)["budget"].(map[string]any)
 	assert.Equal(t, float64(6), budget["lookups_used"])
 	assert.Equal(t, float64(2), budget["lookups_left"])
-	// 1.50 and a\"b escape to 6 each; the empty text of no match still costs its quotes.
-	assert.Equal(t, float64(17+20+6+6+limits.EscapedSize("2: beta\n… 1 more\n")+2), budget["bytes_used"])
+	// 1.50 and a\"b escape to 6 each.
+	assert.Equal(t, float64(17+20+6+6+limits.EscapedSize("2: beta\n… 1 more\n")+limits.EscapedSize("no match in r1\n")), budget["bytes_used"])
 }
 
 func TestErrorShape(t *testing.T) {
@@ -211,7 +211,12 @@ func TestListResultsAnswer(t *testing.T) {
 	s.Initialize()
 	s.Call(1, "inspect", `{"paths":["a<b>.txt"]}`)
 	res := s.Call(2, "list_results", `{}`)
-	assert.Equal(t, `{"page":0,"pages":1,"total":1,"results":[{"id":"r1","sha256":"`+digest("x\n")[:12]+
-		`","bytes":2,"lines":1,"complete":true,"source":{"kind":"file","path":"a<b>.txt"},"json":null,"retained":true}],"next":null}`, mcptest.Text(res))
+	assert.Equal(t, "r1 file a<b>.txt: 2 bytes, 1 line, complete, sha256="+digest("x\n")[:12]+"\n", mcptest.Text(res))
 	assert.Equal(t, "invalid_range", mcptest.ErrCode(s.Call(3, "list_results", `{"page":1}`)))
+	s.Call(4, "inspect", `{"paths":["a<b>.txt","."]}`)
+	res = s.Call(5, "list_results", `{"page_size":1}`)
+	assert.Equal(t, "r1 file a<b>.txt: 2 bytes, 1 line, complete, sha256="+digest("x\n")[:12]+"\n"+
+		"page 0 of 2: page 1 holds the next\n", mcptest.Text(res), "the header lines, then the page line")
+	res = s.Call(6, "list_results", `{"page":1,"page_size":1}`)
+	assert.Equal(t, "r2 listing .: 9 bytes, 1 line, complete, sha256="+digest("a<b>.txt\n")[:12]+"\n", mcptest.Text(res))
 }

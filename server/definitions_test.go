@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
@@ -110,6 +111,30 @@ func TestModelDefinitionsSize(t *testing.T) {
 	}
 	t.Logf("%-13s %5d", "total", total)
 	assert.LessOrEqual(t, total, 7000)
+}
+
+// TestRecommendedDefinitionsSize measures what SPEC section 2 counts for
+// the command the README recommends, --steps model --write --run
+// test='go test ./...' (docs/clients.md gives the figures): the run tool
+// and the instructions' line about it come on top of the 7,000 bytes
+// without --run.
+func TestRecommendedDefinitionsSize(t *testing.T) {
+	t.Parallel()
+	without := listServer(t, Options{Steps: limits.ModelSteps, Write: true})
+	got := listServer(t, Options{Steps: limits.ModelSteps, Write: true,
+		Run: briefing.RunConfig{Commands: commands(t, "test=go test ./...")}})
+	assert.Contains(t, toolNames(got.Tools), "run")
+	measure := func(l listed) (defs int) {
+		for _, tool := range l.Tools {
+			defs += definitionBytes(t, tool)
+		}
+		return defs
+	}
+	defs, base := measure(got), measure(without)
+	t.Logf("with --run: definitions %d + instructions %d = %d", defs, len(got.Instructions), defs+len(got.Instructions))
+	t.Logf("without:    definitions %d + instructions %d = %d", base, len(without.Instructions), base+len(without.Instructions))
+	assert.Greater(t, defs+len(got.Instructions), base+len(without.Instructions))
+	assert.LessOrEqual(t, defs+len(got.Instructions), 8000, "run adds less than 1,000 bytes to every turn")
 }
 
 // TestModelInstructions: the instructions, the one text a client that

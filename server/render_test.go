@@ -33,7 +33,7 @@ func TestTextNoForgedLines(t *testing.T) {
 			`r1 file "n\nr9 file forged.go: 1 byte, 1 line, complete, sha256=000000000000": 2 bytes, 1 line, complete, sha256=`},
 		{"inspect: tab", "inspect", `{"paths":["tab\there"]}`, `r2 file "tab\there": 2 bytes, 1 line, complete, sha256=`},
 		{"inspect: error entry", "inspect", `{"paths":["gone\nr9 file x.go"]}`,
-			`"gone\nr9 file x.go": error not_found: file "gone\nr9 file x.go" not found`},
+			`"gone\nr9 file x.go": error not_found: file "gone\nr9 file x.go" not found; inspect a directory ("." is the root) to list its files`},
 		{"expand_edit: pointer", "expand_edit", `{"arguments":{"a\u2028r9 x":{"$compose":["t"]}}}`,
 			`"/a\u2028r9 x": 1 bytes sha256=e3b98a4da31a result=r3`},
 	}

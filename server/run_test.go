@@ -145,7 +145,7 @@ func TestRunAnswers(t *testing.T) {
 	// Errors: a program that cannot start, a name that is not configured.
 	res = p.Call(8, "run", `{"name":"gone"}`)
 	assert.Equal(t, "cannot_run", mcptest.ErrCode(res))
-	assert.Equal(t, `error cannot_run: command gone: cannot run "./nothing": no such file or directory`, mcptest.Text(res))
+	assert.Equal(t, `error cannot_run: command gone: cannot run "./nothing": no such file or directory; the program is missing or not executable, and only the person who named the command with --run can fix that`, mcptest.Text(res))
 	res = p.Call(9, "run", `{"name":"rm"}`)
 	assert.Equal(t, "invalid_argument", mcptest.ErrCode(res))
 	assert.Equal(t, `error invalid_argument: no command "rm": the commands are fail, ok, bad, sig, gone`, mcptest.Text(res))

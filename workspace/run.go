@@ -174,17 +174,21 @@ func program(name string) (string, error) {
 	return exec.LookPath(name)
 }
 
+// cannotRunHint ends a cannot_run message: the model cannot change a
+// command, so it says who can (SPEC section 8).
+const cannotRunHint = "; the program is missing or not executable, and only the person who named the command with --run can fix that"
+
 // cannotRun is the error of a program that cannot be started, with the
 // system's reason.
 func cannotRun(c Command, err error) *errcode.Error {
 	var ee *exec.Error
 	if errors.As(err, &ee) {
 		if errors.Is(ee.Err, exec.ErrNotFound) {
-			return errcode.New(errcode.CannotRun, "command %s: program %q not found in PATH", c.Name, c.Args[0])
+			return errcode.New(errcode.CannotRun, "command %s: program %q not found in PATH%s", c.Name, c.Args[0], cannotRunHint)
 		}
-		return errcode.New(errcode.CannotRun, "command %s: cannot run %q: %s", c.Name, c.Args[0], reason(ee.Err))
+		return errcode.New(errcode.CannotRun, "command %s: cannot run %q: %s%s", c.Name, c.Args[0], reason(ee.Err), cannotRunHint)
 	}
-	return errcode.New(errcode.CannotRun, "command %s: cannot run %q: %s", c.Name, c.Args[0], reason(err))
+	return errcode.New(errcode.CannotRun, "command %s: cannot run %q: %s%s", c.Name, c.Args[0], reason(err), cannotRunHint)
 }
 
 // String renders an exit for messages: "exit 1", "killed by a signal".

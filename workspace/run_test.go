@@ -119,10 +119,10 @@ func TestRunCannotRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"no-such-program-loom"}, `command t: program "no-such-program-loom" not found in PATH`},
-		{[]string{"./missing", "x"}, `command t: cannot run "./missing": no such file or directory`},
-		{[]string{"./plain.sh"}, `command t: cannot run "./plain.sh": permission denied`},
-		{[]string{"./sub"}, `command t: cannot run "./sub": permission denied`},
+		{[]string{"no-such-program-loom"}, `command t: program "no-such-program-loom" not found in PATH; the program is missing or not executable, and only the person who named the command with --run can fix that`},
+		{[]string{"./missing", "x"}, `command t: cannot run "./missing": no such file or directory; the program is missing or not executable, and only the person who named the command with --run can fix that`},
+		{[]string{"./plain.sh"}, `command t: cannot run "./plain.sh": permission denied; the program is missing or not executable, and only the person who named the command with --run can fix that`},
+		{[]string{"./sub"}, `command t: cannot run "./sub": permission denied; the program is missing or not executable, and only the person who named the command with --run can fix that`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args[0], func(t *testing.T) {

@@ -405,7 +405,7 @@ func (d *Dir) ReadFile(name string, buf []byte, maxBytes int64) ([]byte, *errcod
 		return nil, notRegular(rel, mode)
 	}
 	if size > maxBytes {
-		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, size, maxBytes).
+		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes%s", rel, size, maxBytes, ResultLimitHint).
 			With(errcode.Details{Size: new(size), Limit: new(maxBytes)})
 	}
 	if want := size + 1; int64(cap(buf)) < want {

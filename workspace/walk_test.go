@@ -45,9 +45,9 @@ func TestWalkTypes(t *testing.T) {
 				"sub/..":  "",
 				"fifo":    `not_regular_file: "fifo" is a named pipe, not a regular file`,
 				"sock":    `not_regular_file: "sock" is not a regular file`, // ENXIO from its open
-				"missing": `not_found: file "missing" not found`,
+				"missing": `not_found: file "missing" not found; inspect a directory ("." is the root) to list its files`,
 				"escape":  `path_outside_root: path "escape" resolves outside the root ` + strconv.Quote(tr.dir) + `: symbolic links must be relative and stay inside it`,
-				"../x":    `path_outside_root: path "../x" leaves the root ` + strconv.Quote(tr.dir),
+				"../x":    `path_outside_root: path "../x" leaves the root ` + strconv.Quote(tr.dir) + "; name a path under it",
 			} {
 				err := walkWithin(t, r, path)
 				if want == "" {
@@ -97,15 +97,15 @@ func TestDirReadFile(t *testing.T) {
 		{".", "ten.txt", 10, "0123456789", "", ""},
 		{"sub", "b.txt", 100, "bee\n", "", ""},
 		{"sub/deep", "c.txt", 100, "sea\n", "", ""},
-		{".", "ten.txt", 9, "", errcode.TooLarge, `file "ten.txt" is 10 bytes, over the limit of 9 bytes`},
+		{".", "ten.txt", 9, "", errcode.TooLarge, `file "ten.txt" is 10 bytes, over the limit of 9 bytes (--max-result-bytes, which the person who starts the server sets: ask them to raise it, or read a smaller file)`},
 		{".", "link_in", 100, "", errcode.Unreadable, "a symbolic link"},
 		{".", "dangling", 100, "", errcode.Unreadable, "a symbolic link"},
 		{".", "link_to_fifo", 100, "", errcode.Unreadable, "a symbolic link"},
 		{".", "fifo", 100, "", errcode.NotRegularFile, `"fifo" is a named pipe, not a regular file`},
 		{".", "sock", 100, "", errcode.NotRegularFile, `"sock" is a socket, not a regular file`},
 		{".", "sub", 100, "", errcode.NotRegularFile, `"sub" is a directory, not a regular file`},
-		{".", "missing", 100, "", errcode.NotFound, `file "missing" not found`},
-		{"sub", "missing", 100, "", errcode.NotFound, `file "sub/missing" not found`},
+		{".", "missing", 100, "", errcode.NotFound, `file "missing" not found; inspect a directory ("." is the root) to list its files`},
+		{"sub", "missing", 100, "", errcode.NotFound, `file "sub/missing" not found; inspect a directory ("." is the root) to list its files`},
 	}
 	for _, way := range walkWays {
 		t.Run(way.name, func(t *testing.T) {

@@ -171,8 +171,14 @@ type readerFunc func([]byte) (int, error)
 
 func (r readerFunc) Read(p []byte) (int, error) { return r(p) }
 
+// ResultLimitHint ends a too_large message of a file: what the model can
+// do next is ask for a larger limit, which only the person who starts the
+// server can give (SPEC section 8). Every caller that opens a file for a
+// result passes --max-result-bytes as the limit.
+const ResultLimitHint = " (--max-result-bytes, which the person who starts the server sets: ask them to raise it, or read a smaller file)"
+
 func tooLarge(rel string, maxBytes int64) *errcode.Error {
-	return errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes", rel, maxBytes).With(errcode.Details{Limit: new(maxBytes)})
+	return errcode.New(errcode.TooLarge, "file %q has more than the limit of %d bytes%s", rel, maxBytes, ResultLimitHint).With(errcode.Details{Limit: new(maxBytes)})
 }
 
 // Size is the file's size when it was opened. It is only a hint: files in
@@ -305,7 +311,7 @@ func (r *Root) opened(f *os.File, rel string, maxBytes int64) (*File, *errcode.E
 	maxBytes = max(maxBytes, 0)
 	if fi.Size() > maxBytes {
 		f.Close()
-		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes", rel, fi.Size(), maxBytes).
+		return nil, errcode.New(errcode.TooLarge, "file %q is %d bytes, over the limit of %d bytes%s", rel, fi.Size(), maxBytes, ResultLimitHint).
 			With(errcode.Details{Size: new(fi.Size()), Limit: new(maxBytes)})
 	}
 	return newFile(r, f, rel, fi.Size(), maxBytes), nil
@@ -344,11 +350,11 @@ func (r *Root) resolveFor(path string, code errcode.Code, verb string) (string, 
 	if filepath.IsAbs(clean) {
 		rel, err := filepath.Rel(r.dir, clean)
 		if err != nil || !filepath.IsLocal(rel) {
-			return "", errcode.New(errcode.PathOutsideRoot, "path %s is outside the root %q", quoteName(path), r.dir)
+			return "", errcode.New(errcode.PathOutsideRoot, "path %s is outside the root %q; name a path under it", quoteName(path), r.dir)
 		}
 		clean = rel
 	} else if !filepath.IsLocal(clean) {
-		return "", errcode.New(errcode.PathOutsideRoot, "path %s leaves the root %q", quoteName(path), r.dir)
+		return "", errcode.New(errcode.PathOutsideRoot, "path %s leaves the root %q; name a path under it", quoteName(path), r.dir)
 	}
 	if len(clean) >= maxPath {
 		// The system refuses such a name (ENAMETOOLONG), but os.Root
@@ -387,7 +393,7 @@ func (r *Root) classify(rel string, err error) *errcode.Error {
 		return errcode.New(errcode.PathOutsideRoot,
 			"path %q resolves outside the root %q: symbolic links must be relative and stay inside it", rel, r.dir)
 	case errors.Is(err, fs.ErrNotExist):
-		return errcode.New(errcode.NotFound, "file %q not found", rel)
+		return errcode.New(errcode.NotFound, "file %q not found; inspect a directory (\".\" is the root) to list its files", rel)
 	case errors.Is(err, syscall.ENOTDIR):
 		// "a.go/b" where a.go is a file: nothing can exist there.
 		return errcode.New(errcode.NotFound, "file %q not found: a parent is not a directory", rel)

@@ -670,7 +670,7 @@ func TestReadPathTooLong(t *testing.T) {
 		{"8 MiB of a/", strings.Repeat("a/", 4<<20) + "b", errcode.Unreadable, ""},
 		{"cleans to a.txt", strings.Repeat("./", 4<<10) + "a.txt", "", ""},
 		{"8 MiB of ../", strings.Repeat("../", 1<<20) + "x", errcode.PathOutsideRoot,
-			`path "` + strings.Repeat("../", 66) + `.."... (3145729 bytes) leaves the root ` + strconv.Quote(root.Dir())},
+			`path "` + strings.Repeat("../", 66) + `.."... (3145729 bytes) leaves the root ` + strconv.Quote(root.Dir()) + "; name a path under it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

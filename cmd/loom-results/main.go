@@ -183,6 +183,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return cli.Usagef(fs.Name(), "--root: %w", err)
 	}
 	defer r.Close()
+	for _, c := range f.runs.commands {
+		if err := r.CheckProgram(c); err != nil {
+			return cli.Usagef(fs.Name(), "--run %s=%s: %w", c.Name, c.Line, err)
+		}
+	}
 	if cfg.MaxLookups == 0 {
 		// SPEC section 2 allows 0; a limit of 0 allows nothing, which a
 		// reader used to "0 = no limit" (as --idle-timeout has it) would
@@ -200,6 +205,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		return err
 	}
+	greet(stdin, stderr, r.Dir())
 	// Serve on its own goroutine so that a signal ends the process even
 	// while a read of stdin blocks.
 	done := make(chan error, 1)
