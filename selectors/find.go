@@ -160,7 +160,7 @@ type Match struct {
 	Line   int    `json:"line"`
 	Anchor string `json:"anchor"` // the line's anchor, "41#xy" (SPEC 4.4)
 	Text   string `json:"text"`   // the line without its ending, cut to MaxFindLine bytes
-	Cut  bool   `json:"cut"`
+	Cut    bool   `json:"cut"`
 }
 
 // Found is the answer of Find.
