@@ -676,15 +676,27 @@ func (a *agent) edits(ctx context.Context) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Positions that name a line are its anchor, as find and
+		// numbered get_lines show it (SPEC 5.2); before lines + 1 stays
+		// a number.
 		e := &obj{}
 		if h.OldCount == 0 {
-			e.int("before", h.OldStart+1)
+			if n := h.OldStart + 1; n <= len(a.oldLines) {
+				e.str("before", a.anchor(n))
+			} else {
+				e.int("before", n)
+			}
 		} else {
-			e.raw("lines", fmt.Appendf(nil, "[%d,%d]", h.OldStart, h.OldStart+h.OldCount-1))
+			e.raw("lines", fmt.Appendf(nil, "[%q,%q]", a.anchor(h.OldStart), a.anchor(h.OldStart+h.OldCount-1)))
 		}
 		edits = append(edits, e.raw("text", text).bytes())
 	}
 	return edits, nil
+}
+
+// anchor is old line n's anchor, "41#xy" (SPEC 4.4).
+func (a *agent) anchor(n int) string {
+	return selectors.Anchor(n, selectors.AnchorChars(content(a.oldLines[n-1])))
 }
 
 // A part of an edit's text: literal bytes, or old lines First..Last.
