@@ -1,6 +1,8 @@
 package briefing
 
 import (
+	"crypto/sha256"
+	"encoding/base32"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -285,4 +287,154 @@ func TestSpliceAnchorsWriteFile(t *testing.T) {
 	w, err := writeFile(b, WriteFileRequest{Splice: rawOf[SpliceForm](`{"result":"r1","edits":[{"after":"2#h7","text":"2.5\n"}]}`)})
 	require.Nil(t, err, "%v", err)
 	assert.Equal(t, "@@ -2,2 +2,3 @@\n two\n+2.5\n three\n", w.Diff)
+}
+
+// refAnchor is line n's anchor, computed apart from the server: the
+// first two characters of the lowercase base32 SHA-256 of the line
+// without its ending (SPEC 4.4).
+func refAnchor(line string, n int) string {
+	content := line
+	if strings.HasSuffix(content, "\n") {
+		content = strings.TrimSuffix(strings.TrimSuffix(content, "\n"), "\r")
+	}
+	sum := sha256.Sum256([]byte(content))
+	return strconv.Itoa(n) + "#" + strings.ToLower(base32.StdEncoding.EncodeToString(sum[:])[:2])
+}
+
+// FuzzSpliceAnchors: a splice whose positions are all anchors that match
+// (after n standing for before n + 1 now and then) resolves exactly as the
+// same splice by numbers does, to the same text or the same error; and the
+// same splice with one anchor character changed never lands: it fails
+// with anchor_mismatch at that edit, or earlier as the matching one did.
+func FuzzSpliceAnchors(f *testing.F) {
+	f.Add([]byte("a\nb\nc\n"), []byte{0, 1, 2, 1, 0, 0, 2, 1, 1}, uint8(0), uint8(1))
+	f.Add([]byte("a\r\nb\r\nc"), []byte{2, 0, 2, 0, 3, 1, 1, 2, 17}, uint8(1), uint8(0))
+	f.Add([]byte("é\n\n😀\nx"), []byte{1, 1, 0, 2, 0, 0, 0, 3, 5}, uint8(2), uint8(7))
+	f.Add([]byte("a\na\na\n"), []byte{2, 1, 0, 0, 1, 1}, uint8(0), uint8(31))
+	f.Fuzz(func(t *testing.T, raw, plan []byte, which, change uint8) {
+		text := fuzzText(raw)
+		lines := splitLines(text)
+		n := len(lines)
+		type edit struct {
+			kind        int // 0 before, 1 after, 2 lines
+			first, last int // before first (after first - 1), or lines first..last
+			text        string
+		}
+		var edits []edit
+		minInsert, minReplace := 1, 1
+		for i := 0; i+3 <= len(plan) && len(edits) < 32; i += 3 {
+			op, x, y := plan[i], int(plan[i+1]), int(plan[i+2])
+			lit := fuzzPool[x%len(fuzzPool)] + fuzzPool[y%len(fuzzPool)]
+			if lit != "" && !strings.HasSuffix(lit, "\n") && y&0x40 == 0 {
+				lit += "\n"
+			}
+			switch op % 3 {
+			case 0, 1:
+				if minInsert > n+1 {
+					continue
+				}
+				k := minInsert + x%(n+2-minInsert)
+				kind := 0
+				if op%3 == 1 && k >= 2 {
+					kind = 1 // after k - 1
+				}
+				edits = append(edits, edit{kind, k, k, lit})
+				minInsert, minReplace = k+1, k
+			case 2:
+				if minReplace > n {
+					continue
+				}
+				first := minReplace + x%(n+1-minReplace)
+				last := first + y%(n-first+1)
+				edits = append(edits, edit{2, first, last, lit})
+				minInsert, minReplace = last+1, last+1
+			}
+		}
+		// pos writes line k as a number, or as its anchor (when it names a
+		// line), with the anchor of a position changed when k is bad.
+		type posRef struct{ edit, k int }
+		var positions []posRef // every position that names a line
+		render := func(anchored bool, bad int) string {
+			var list []string
+			p := 0
+			pos := func(i, k int) string {
+				if !anchored || k > n {
+					return strconv.Itoa(k)
+				}
+				a := refAnchor(lines[k-1], k)
+				if p == bad {
+					c := strings.IndexByte(selectorsAlphabet, a[len(a)-1-int(change)%2])
+					b := []byte(a)
+					b[len(b)-1-int(change)%2] = selectorsAlphabet[(c+1+int(change)%31)%32]
+					a = string(b)
+				}
+				if bad < 0 {
+					positions = append(positions, posRef{i, k})
+				}
+				p++
+				return strconv.Quote(a)
+			}
+			for i, e := range edits {
+				var s string
+				switch e.kind {
+				case 0:
+					s = `{"before":` + pos(i, e.first)
+				case 1:
+					s = `{"after":` + pos(i, e.first-1)
+				default:
+					s = `{"lines":[` + pos(i, e.first) + `,` + pos(i, e.last) + `]`
+				}
+				list = append(list, s+`,"text":`+quote(t, e.text)+`}`)
+			}
+			return `{"path":"f.txt","content":{"$splice":{"result":"r1","edits":[` + strings.Join(list, ",") + `]}}}`
+		}
+		byNumbers := render(false, -1)
+		byAnchors := render(true, -1)
+		run := func(args string) (*Expanded, *errcode.Error) {
+			return expandEdit(fuzzBriefing(t, text), jsonSub(args))
+		}
+		want, wantErr := run(byNumbers)
+		got, err := run(byAnchors)
+		if wantErr != nil {
+			require.NotNil(t, err, "%s resolves, %s fails", byAnchors, byNumbers)
+			assert.Equal(t, wantErr.Code, err.Code)
+			assert.Equal(t, wantErr.At, err.At)
+			require.NotNil(t, err.Cause)
+			assert.Equal(t, wantErr.Cause.Code, err.Cause.Code, "%s", err.Cause.Msg)
+		} else {
+			require.Nil(t, err, "%s: %v", byAnchors, err)
+			assert.Equal(t, string(want.Arguments), string(got.Arguments), "the same text by anchors as by numbers")
+		}
+		if len(positions) == 0 {
+			return
+		}
+		bad := int(which) % len(positions)
+		changed := render(true, bad)
+		_, cerr := run(changed)
+		require.NotNil(t, cerr, "a changed anchor character landed: %s", changed)
+		require.Equal(t, errcode.UnresolvedEdit, cerr.Code)
+		if err != nil && editIndex(*err.At) < positions[bad].edit {
+			// The matching splice failed at an earlier edit: so does this one.
+			assert.Equal(t, *err.At, *cerr.At)
+			return
+		}
+		assert.Equal(t, "/content/$splice/edits/"+strconv.Itoa(positions[bad].edit), *cerr.At, "%s", cerr.Msg)
+		assert.Equal(t, errcode.AnchorMismatch, cerr.Cause.Code, "%s", cerr.Cause.Msg)
+	})
+}
+
+// selectorsAlphabet is the anchor alphabet, written out apart from the
+// server's.
+const selectorsAlphabet = "abcdefghijklmnopqrstuvwxyz234567"
+
+// editIndex is the index of the edit that at names
+// (/content/$splice/edits/N, or a part of its text under it).
+func editIndex(at string) int {
+	_, rest, _ := strings.Cut(at, "/edits/")
+	num, _, _ := strings.Cut(rest, "/")
+	i, err := strconv.Atoi(num)
+	if err != nil {
+		panic("no edit in " + at)
+	}
+	return i
 }
