@@ -1,7 +1,9 @@
 package briefing
 
 import (
+	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/engine/jsontape"
@@ -170,8 +172,9 @@ func (b *Briefing) getRange(ref Ref, start, end *int64) (*Selection, *errcode.Er
 }
 
 // getLines selects the inclusive lines first..last; a nil last is the last
-// line (SPEC 4.2). With numbered, each line is prefixed by its number and
-// ": ", as find shows lines, and that text is the lookup's (SPEC section 5).
+// line (SPEC 4.2). With numbered, each line is prefixed by its anchor and
+// ": " (SPEC 4.4), as find shows lines, and that text is the lookup's (SPEC
+// section 5).
 func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*Selection, *errcode.Error) {
 	r, err := b.target(ref)
 	if err != nil {
@@ -192,34 +195,64 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 	if !numbered {
 		return b.chargeSelection(r, sel, "", text, sized)
 	}
-	// Measure the numbered text before building it: a selection over the
-	// caps is never built, and one over the lookup cap never measured. The
-	// numbers and ": " are never escaped.
-	prefixes := numberWidths(first, l) + 2*(l-first+1)
-	// The header's quotes are the text's: each measure counts them once.
-	size := int64(len(r.head)) + int64(len(text)) + prefixes
-	var escaped int64
-	if size <= b.opts.Limits.MaxLookupBytes {
-		escaped = limits.EscapedSize(r.head) - 2 + limits.EscapedSize(text) + prefixes
+	// Its size is known before it is built (the anchors and ": " are
+	// never escaped): a selection over the lookup cap is refused unbuilt;
+	// one within it is built, then escaped for the answer and measured in
+	// one pass, as answer does. The header's quotes are the text's.
+	size := int64(len(r.head)) + int64(len(text)) + anchorWidths(first, l)
+	if size > b.opts.Limits.MaxLookupBytes {
+		return nil, b.budget.ChargeSelected(sized, size, 0) // lookup_too_large
 	}
+	// Built in a strings.Builder of its exact size: the text is not
+	// copied again to become a string.
+	var out strings.Builder
+	out.Grow(int(size))
+	out.WriteString(r.head)
+	data := r.Text.Data
+	start := span.Start
+	var anchor [32]byte
+	for n := first; n <= l; n++ {
+		// Each line's end from the text itself: the lines are contiguous,
+		// and the last ends the span.
+		end := span.End
+		if i := bytes.IndexByte(data[start:span.End], '\n'); i >= 0 {
+			end = start + i + 1
+		}
+		out.Write(selectors.AppendAnchor(anchor[:0], int(n), selectors.AnchorChars(content(data[start:end]))))
+		out.WriteString(": ")
+		out.Write(data[start:end])
+		start = end
+	}
+	numberedText := out.String()
+	quoted, escaped := limits.AppendMeasured(make([]byte, 0, size+size/8+2), numberedText)
 	if err := b.budget.ChargeSelected(sized, size, escaped); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, size)
-	out = append(out, r.head...)
-	lines := r.Text.Lines
-	start := span.Start
-	for n := first; n <= l; n++ {
-		end := lines.Start(int(n) + 1)
-		out = strconv.AppendInt(out, n, 10)
-		out = append(out, ": "...)
-		out = append(out, r.Text.Data[start:end]...)
-		start = end
-	}
-	numberedText := string(out)
-	quoted := limits.AppendJSONString(make([]byte, 0, escaped+escaped/8), numberedText, true)
 	return b.selection(r, sel, "", numberedText, quoted, size, escaped), nil
 }
+
+// content is line without its ending ("\n" or "\r\n"): what its anchor
+// is the digest of (SPEC 4.4).
+func content(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+	}
+	return line
+}
+
+// anchorWidths returns the bytes of the prefixes "N#xy: " of every line in
+// first..last (first >= 1): the digits of every number, and five more a
+// line.
+func anchorWidths(first, last int64) int64 {
+	return numberWidths(first, last) + int64(anchorExtra)*(last-first+1)
+}
+
+// anchorExtra is what a numbered line's prefix holds beyond its number:
+// "#", the two characters and ": ".
+const anchorExtra = 5
 
 // numberWidths returns the decimal digits of every number in first..last
 // (first >= 1), counted a power of ten at a time.

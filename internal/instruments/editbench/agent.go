@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // The agent's habits. They are fixed rules, not tuned per file: an agent
@@ -418,8 +420,8 @@ func (a *agent) target(o *obj, find bool) *obj {
 	return o.str("path", a.j.oldPath)
 }
 
-// found reads a find answer's text as the model does (SPEC 5.3): "N:
-// <line>" per match, "… N more" when matches were withheld, and over paths
+// found reads a find answer's text as the model does (SPEC 5.3): "N#xy:
+// <line>" per match (its anchor checked against the old file), "… N more" when matches were withheld, and over paths
 // a "<ID> <path>:" line before a file's matches, which names its result.
 // Each match is checked against the old file: its text is the line, cut at
 // 240 bytes with "…" when longer.
@@ -437,9 +439,10 @@ func (a *agent) found(text string) (findAnswer, error) {
 			f.more = n
 			continue
 		}
-		num, rest, isMatch := strings.Cut(line, ": ")
+		anchor, rest, isMatch := strings.Cut(line, ": ")
+		num, _, _ := strings.Cut(anchor, "#")
 		n, err := strconv.Atoi(num)
-		if !isMatch || err != nil {
+		if !isMatch || err != nil || !strings.Contains(anchor, "#") {
 			id, path, ok := strings.Cut(strings.TrimSuffix(line, ":"), " ")
 			if !ok || !strings.HasSuffix(line, ":") || path != a.j.oldPath || !strings.HasPrefix(id, "r") {
 				return f, fmt.Errorf("find: unexpected line %q", line)
@@ -455,6 +458,9 @@ func (a *agent) found(text string) (findAnswer, error) {
 			return f, fmt.Errorf("find: line %d outside 1-%d", n, len(a.oldLines))
 		}
 		want := string(content(a.oldLines[n-1]))
+		if wantAnchor := selectors.Anchor(n, selectors.AnchorChars([]byte(want))); anchor != wantAnchor {
+			return f, fmt.Errorf("find: line %d shown with anchor %q, want %q", n, anchor, wantAnchor)
+		}
 		m := findMatch{line: n, text: rest, cut: len(want) > maxFindLine}
 		if m.cut {
 			want = cutPrefix(want, maxFindLine) + "…"
@@ -670,15 +676,27 @@ func (a *agent) edits(ctx context.Context) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Positions that name a line are its anchor, as find and
+		// numbered get_lines show it (SPEC 5.2); before lines + 1 stays
+		// a number.
 		e := &obj{}
 		if h.OldCount == 0 {
-			e.int("before", h.OldStart+1)
+			if n := h.OldStart + 1; n <= len(a.oldLines) {
+				e.str("before", a.anchor(n))
+			} else {
+				e.int("before", n)
+			}
 		} else {
-			e.raw("lines", fmt.Appendf(nil, "[%d,%d]", h.OldStart, h.OldStart+h.OldCount-1))
+			e.raw("lines", fmt.Appendf(nil, "[%q,%q]", a.anchor(h.OldStart), a.anchor(h.OldStart+h.OldCount-1)))
 		}
 		edits = append(edits, e.raw("text", text).bytes())
 	}
 	return edits, nil
+}
+
+// anchor is old line n's anchor, "41#xy" (SPEC 4.4).
+func (a *agent) anchor(n int) string {
+	return selectors.Anchor(n, selectors.AnchorChars(content(a.oldLines[n-1])))
 }
 
 // A part of an edit's text: literal bytes, or old lines First..Last.
