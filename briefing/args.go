@@ -146,7 +146,7 @@ func (p *argPlan) decode(args jsontape.Sub, v reflect.Value) *errcode.Error {
 			return errcode.New(errcode.InvalidArgument, "unknown argument %q; the arguments are %s", m.Name, p.names)
 		}
 		if seen&(1<<i) != 0 {
-			return errcode.New(errcode.InvalidArgument, "argument %q is given twice", m.Name)
+			return givenTwice("argument", m.Name)
 		}
 		seen |= 1 << i
 		if err := d.field(v.FieldByIndex(p.args[i].index), p.args[i], p.raw[i], val); err != nil {
@@ -154,6 +154,14 @@ func (p *argPlan) decode(args jsontape.Sub, v reflect.Value) *errcode.Error {
 		}
 	}
 	return p.missing(seen)
+}
+
+// givenTwice is the one message of a name given twice in one object, at
+// any depth: kind is "argument" for a tool's arguments and "member" for an
+// object inside them (a splice, an edit, a reference), whose place the
+// error's at gives.
+func givenTwice(kind, name string) *errcode.Error {
+	return errcode.New(errcode.InvalidArgument, "%s %s is given twice", kind, quoted(name))
 }
 
 // missing is the error of the first required argument not seen, or nil.

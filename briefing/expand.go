@@ -364,7 +364,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 	hasResult := false
 	for m, v := range e.ix.Members(p) {
 		if seen[m.Name] {
-			return r, errcode.New(errcode.InvalidArgument, "member %s is given twice", quoted(m.Name))
+			return r, givenTwice("member", m.Name)
 		}
 		seen[m.Name] = true
 		if e.ix.Kind(v) == jsontape.Null && optionalMember[m.Name] {
