@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
@@ -23,6 +24,10 @@ type Options struct {
 	Limits  limits.Config
 	Policy  briefing.Policy
 	Steps   limits.Steps       // who calls begin_step (--steps); "" is limits.ClientSteps
+	// StepGap is --step-gap: with --steps model, a pause of at least this
+	// long before a tool call begins a step (SPEC section 6); 0 never
+	// does, nor does any gap with --steps client.
+	StepGap time.Duration
 	Answers Answers            // what answers carry (--answers); "" is DefaultAnswers(Steps)
 	Write   bool               // serve write_file (--write)
 	Run     briefing.RunConfig // run's commands (--run); none: no run
@@ -36,7 +41,7 @@ type Options struct {
 
 // tools is the tool configuration of these options.
 func (o Options) tools() ToolConfig {
-	return ToolConfig{Config: o.Limits, Steps: o.Steps, Answers: o.Answers, Write: o.Write, Commands: o.Run.Commands}
+	return ToolConfig{Config: o.Limits, Steps: o.Steps, StepGap: o.StepGap, Answers: o.Answers, Write: o.Write, Commands: o.Run.Commands}
 }
 
 // DefaultMemorySlack is the command's --memory-slack.
@@ -66,6 +71,7 @@ func newServer(opts Options, extra ...transport.Tool) *Server {
 		NewSession:      func() transport.Session { return Session{s.newBriefing()} },
 		MaxMessageBytes: opts.Limits.MaxMessageBytes,
 		IdleTimeout:     opts.Limits.IdleTimeout,
+		StepGap:         opts.tools().stepGap(),
 		Log:             opts.Log,
 	})
 	return s
