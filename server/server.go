@@ -21,9 +21,9 @@ const Name = "loom-results"
 
 // Options configure a server.
 type Options struct {
-	Limits  limits.Config
-	Policy  briefing.Policy
-	Steps   limits.Steps       // who calls begin_step (--steps); "" is limits.ClientSteps
+	Limits limits.Config
+	Policy briefing.Policy
+	Steps  limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
 	// StepGap is --step-gap: with --steps model, a pause of at least this
 	// long before a tool call begins a step (SPEC section 6); 0 never
 	// does, nor does any gap with --steps client.
