@@ -21,13 +21,10 @@ const Name = "loom-results"
 
 // Options configure a server.
 type Options struct {
-	Limits limits.Config
-	Policy briefing.Policy
-	Steps  limits.Steps // who calls begin_step (--steps); "" is limits.ClientSteps
-	// StepGap is --step-gap: with --steps model, a pause of at least this
-	// long before a tool call begins a step (SPEC section 6); 0 never
-	// does, nor does any gap with --steps client.
-	StepGap time.Duration
+	Limits  limits.Config
+	Policy  briefing.Policy
+	Steps   limits.Steps       // who calls begin_step (--steps); "" is limits.ClientSteps
+	StepGap time.Duration      // --step-gap: with --steps model, a pause this long before a tool call begins a step (SPEC 6); 0 never does
 	Answers Answers            // what answers carry (--answers); "" is DefaultAnswers(Steps)
 	Write   bool               // serve write_file (--write)
 	Run     briefing.RunConfig // run's commands (--run); none: no run

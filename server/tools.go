@@ -21,8 +21,8 @@ import (
 type ToolConfig struct {
 	limits.Config
 	Steps    limits.Steps
-	StepGap  time.Duration // --step-gap; it counts only with --steps model (stepGap)
-	Answers  Answers       // "" is the step mode's default (DefaultAnswers)
+	StepGap  time.Duration
+	Answers  Answers // "" is the step mode's default (DefaultAnswers)
 	Write    bool
 	Commands []workspace.Command // run's commands (--run); none: no run
 }

@@ -45,7 +45,7 @@ func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 		w:        w,
 		base:     state.Bind(withNotifier(calls, w)),
 		peer:     &peer{versions: mcp.ValidProtocolVersions},
-		steps:    &stepClock{gap: tr.cfg.StepGap},
+		gaps:     &stepClock{gap: tr.cfg.StepGap},
 		budget:   max(tr.cfg.MaxMessageBytes, 1<<20),
 		finished: make(chan struct{}),
 	}
@@ -80,14 +80,14 @@ const readAheadAfter = time.Millisecond
 // is read, and any other message waits in the queue, handled in its turn
 // by the worker handling.
 type stdioConn struct {
-	tr    *Transport
-	r     *bufio.Reader
-	w     *stdioWriter
-	base  context.Context // the session's: its state, notifier, and the calls' end
-	peer  *peer
-	reqs  inflight    // the requests read and not yet answered
-	steps *stepClock  // the tool calls' reads and answers, for --step-gap
-	long  *time.Timer // longCall, armed while a message is handled
+	tr   *Transport
+	r    *bufio.Reader
+	w    *stdioWriter
+	base context.Context // the session's: its state, notifier, and the calls' end
+	peer *peer
+	reqs inflight    // the requests read and not yet answered
+	gaps *stepClock  // the tool calls' reads and answers, for --step-gap
+	long *time.Timer // longCall, armed while a message is handled
 
 	mu        sync.Mutex
 	turn      sync.Cond // a worker may read: reading ended, readAhead set, reading ends
@@ -253,7 +253,7 @@ func (c *stdioConn) read() (*stdioItem, error) {
 		c.reqs.add(it.req)
 		if isToolCall(&it.msg) {
 			it.call = true
-			it.msg.newStep = c.steps.arrive(now)
+			it.msg.newStep = c.gaps.arrive(now)
 		}
 	}
 	return it, err
@@ -274,7 +274,7 @@ func (c *stdioConn) answer(it *stdioItem) error {
 	}
 	err := c.w.answer(&msg, resp)
 	if it.call {
-		c.steps.answered(time.Now())
+		c.gaps.answered(time.Now())
 	}
 	return err
 }
