@@ -74,11 +74,6 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return serve(ctx, args, stdin, stdout, stderr)
 }
 
-// DefaultStepGap is --step-gap's default: longer than the calls of one
-// turn are apart (milliseconds), shorter than a model's thinking between
-// turns (seconds).
-const DefaultStepGap = 500 * time.Millisecond
-
 // serverFlags are the server's command-line flags, as serve reads them.
 type serverFlags struct {
 	version   *bool
@@ -115,7 +110,7 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.httpAddr = fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	f.httpToken = fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
 	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
-	f.stepGap = fs.Duration("step-gap", DefaultStepGap, "with --steps model: a pause this long between a tool call's answer and the next tool call begins a new step (0 = never)")
+	f.stepGap = fs.Duration("step-gap", server.DefaultStepGap, "with --steps model: a pause this long between a tool call's answer and the next tool call begins a new step (0 = never)")
 	f.answers = fs.String("answers", "", "what answers carry: full (text and structured content, output schemas) or text (the text alone) (default: full with --steps client, text with --steps model)")
 	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
 	f.runs = &commandList{}
