@@ -99,8 +99,7 @@ func instructions(cfg ToolConfig) string {
 	}
 	s := "loom-results keeps the exact bytes of files you inspect for this session, so you never read or retype them twice.\n" +
 		"1. inspect the files: each answer is a descriptor (result ID, sha256, size, lines, a short preview), not the contents.\n" +
-		"2. find the lines you need (pattern, or several patterns at once); get_lines (numbered: true shows each line's anchor, " +
-		"41#xy, by which edits name lines, as find does), " +
+		"2. find the lines you need (pattern, or several patterns at once); get_lines (numbered: true shows line numbers), " +
 		"get_range or get_json return only that selection, within a per-step budget.\n"
 	if cfg.Write {
 		s += "3. write_file writes an edit of a result you inspected: splice line edits into it ({\"result\", \"edits\"}), or " +
