@@ -65,7 +65,9 @@ func TestGetLines(t *testing.T) {
 	assert.Len(t, got.SHA256, 64)
 }
 
-// TestGetLinesNumbered: numbered lines are "N: " and the exact line; the
+// TestGetLinesNumbered: numbered lines are their anchor, ": " and the
+// exact line (SPEC 4.4: the anchor's characters are those of the line
+// without its "\r\n" ending, or of a last line without one); the
 // numbered text is what the caps and the answer measure (SPEC section 5).
 func TestGetLinesNumbered(t *testing.T) {
 	t.Parallel()
@@ -80,7 +82,7 @@ func TestGetLinesNumbered(t *testing.T) {
 
 	got, err := b.getLines(Ref{Result: "r1"}, 9, ptr(int64(10)), true)
 	require.Nil(t, err)
-	want := "9: l9\t\"x\"\r\n10: l10\t\"x\"\r\n"
+	want := "9#c7: l9\t\"x\"\r\n10#j3: l10\t\"x\"\r\n"
 	assert.Equal(t, want, got.Text)
 	assert.Equal(t, LineSelection{First: 9, Last: 10, Numbered: true}, got.Selection)
 	assert.Equal(t, int64(len(want)), got.Bytes)
@@ -90,10 +92,11 @@ func TestGetLinesNumbered(t *testing.T) {
 	// The last line keeps its missing newline; no last means the last line.
 	got, err = b.getLines(Ref{Result: "r1"}, 121, nil, true)
 	require.Nil(t, err)
-	assert.Equal(t, "121: last", got.Text)
+	assert.Equal(t, "121#gv: last", got.Text)
 
-	// The numbers count against the lookup cap (40 here): lines 99-101 are
-	// 9+10+10 bytes unnumbered, 14 more with "99: ", "100: " and "101: ".
+	// The anchors count against the lookup cap (40 here): lines 99-101 are
+	// 9+10+10 bytes unnumbered, 23 more with "99#xy: ", "100#xy: " and
+	// "101#xy: ".
 	got, err = b.getLines(Ref{Result: "r1"}, 99, ptr(int64(101)), false)
 	require.Nil(t, err)
 	assert.Equal(t, int64(29), got.Bytes)
@@ -101,7 +104,7 @@ func TestGetLinesNumbered(t *testing.T) {
 	_, err = b.getLines(Ref{Result: "r1"}, 99, ptr(int64(101)), true)
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.LookupTooLarge, err.Code)
-	assert.Equal(t, new(int64(43)), err.Size)
+	assert.Equal(t, new(int64(52)), err.Size)
 	assert.Equal(t, used, b.Budget().BytesUsed, "a refused lookup adds nothing")
 }
 
@@ -274,7 +277,7 @@ func TestFind(t *testing.T) {
 	require.Nil(t, err)
 	got, err := b.find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 1})
 	require.Nil(t, err)
-	assert.Equal(t, "2: two\n… 1 more\n", got.Text)
+	assert.Equal(t, "2#h7: two\n… 1 more\n", got.Text)
 	assert.Equal(t, 2, got.Total)
 	assert.True(t, got.Truncated)
 	assert.Equal(t, int64(len(got.Text)), got.Bytes)

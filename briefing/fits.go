@@ -85,7 +85,7 @@ func linesFit(data []byte, lines selectors.Lines, first, last int64, numbered bo
 
 // lastFitting returns the last line of data[pos:] (line first starting at
 // pos; data ends at a line boundary) up to which the lines, each with its
-// "N: " prefix when numbered, take at most raw UTF-8 bytes and escaped
+// anchor and ": " when numbered (SPEC section 5), take at most raw UTF-8 bytes and escaped
 // escaped bytes (quotes not counted); first-1 when not even line first
 // does. It reads each line only as far as the bytes left allow.
 func lastFitting(data []byte, pos int, first int64, numbered bool, raw, escaped int64) int64 {
@@ -93,7 +93,7 @@ func lastFitting(data []byte, pos int, first int64, numbered bool, raw, escaped 
 	for pos < len(data) {
 		var prefix int64
 		if numbered {
-			prefix = int64(len(strconv.FormatInt(n, 10))) + 2 // the number and ": ", never escaped
+			prefix = int64(selectors.AnchorLen(int(n))) + 2 // the anchor and ": ", never escaped
 		}
 		left := raw - prefix
 		if left <= 0 || escaped-prefix <= 0 {

@@ -2,7 +2,6 @@ package briefing
 
 import (
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -25,7 +24,7 @@ import (
 func TestFits(t *testing.T) {
 	t.Parallel()
 	fives := strings.Repeat("aaaa\n", 10) // ten 5-byte lines, 6 escaped bytes each
-	xs := strings.Repeat("x\n", 12)       // numbered: "N: x\n", 5 bytes to line 9, then 6
+	xs := strings.Repeat("x\n", 12)       // numbered: "N#xy: x\n", 8 bytes to line 9, then 9
 	tests := []struct {
 		name      string
 		body      string
@@ -69,17 +68,17 @@ func TestFits(t *testing.T) {
 			code: errcode.LookupTooLarge, size: 15, limit: 11, fits: new(int64(2)), fitsBytes: 10,
 			msg: "lines 1-3 are 15 bytes, over the 11-byte lookup limit; lines 1-2 fit (the step has 1000 escaped bytes left)"},
 		{name: "numbered: the prefixes count", body: xs, lookup: 20, step: 1000, lines: true, numbered: true, from: 1, to: 12,
-			code: errcode.LookupTooLarge, size: 63, limit: 20, fits: new(int64(4)), fitsBytes: 20,
-			msg: "numbered lines 1-12 are 63 bytes, over the 20-byte lookup limit; lines 1-4 fit (the step has 1000 escaped bytes left)"},
-		{name: "numbered: wider numbers", body: xs, lookup: 20, step: 1000, lines: true, numbered: true, from: 8, to: 12,
-			code: errcode.LookupTooLarge, size: 28, limit: 20, fits: new(int64(10)), fitsBytes: 16,
-			msg: "numbered lines 8-12 are 28 bytes, over the 20-byte lookup limit; lines 8-10 fit (the step has 1000 escaped bytes left)"},
+			code: errcode.LookupTooLarge, size: 99, limit: 20, fits: new(int64(2)), fitsBytes: 16,
+			msg: "numbered lines 1-12 are 99 bytes, over the 20-byte lookup limit; lines 1-2 fit (the step has 1000 escaped bytes left)"},
+		{name: "numbered: wider numbers", body: xs, lookup: 25, step: 1000, lines: true, numbered: true, from: 8, to: 12,
+			code: errcode.LookupTooLarge, size: 43, limit: 25, fits: new(int64(10)), fitsBytes: 25,
+			msg: "numbered lines 8-12 are 43 bytes, over the 25-byte lookup limit; lines 8-10 fit (the step has 1000 escaped bytes left)"},
 		{name: "numbered: against the step, prefixes unescaped", body: xs, lookup: 8192, step: 20, lines: true, numbered: true, from: 1, to: 12,
-			code: errcode.StepBytesExhausted, size: 77, limit: 20, fits: new(int64(3)), fitsBytes: 15,
-			msg: "numbered lines 1-12 are 77 escaped bytes, over the 20 left of the step's 20; lines 1-3 fit, or call begin_step to start a new step with a fresh budget"},
-		{name: "numbered: no line fits", body: xs, lookup: 4, step: 1000, lines: true, numbered: true, from: 1, to: 2,
-			code: errcode.LookupTooLarge, size: 10, limit: 4,
-			msg: "numbered lines 1-2 are 10 bytes, over the 4-byte lookup limit; no line from 1 fits (the step has 1000 escaped bytes left)"},
+			code: errcode.StepBytesExhausted, size: 113, limit: 20, fits: new(int64(2)), fitsBytes: 16,
+			msg: "numbered lines 1-12 are 113 escaped bytes, over the 20 left of the step's 20; lines 1-2 fit, or call begin_step to start a new step with a fresh budget"},
+		{name: "numbered: no line fits", body: xs, lookup: 7, step: 1000, lines: true, numbered: true, from: 1, to: 2,
+			code: errcode.LookupTooLarge, size: 16, limit: 7,
+			msg: "numbered lines 1-2 are 16 bytes, over the 7-byte lookup limit; no line from 1 fits (the step has 1000 escaped bytes left)"},
 		{name: "range: exactly at the lookup cap", body: fives, lookup: 20, step: 1000, from: 0, to: 50,
 			code: errcode.LookupTooLarge, size: 50, limit: 20, fits: new(int64(20)), fitsBytes: 20,
 			msg: "bytes 0-50 are 50 bytes, over the 20-byte lookup limit; bytes 0-20 fit (the step has 1000 escaped bytes left)"},
@@ -185,13 +184,13 @@ func TestSizeErrorsWithoutFits(t *testing.T) {
 	_, err = b.find(Ref{Result: "r1"}, FindQuery{Matcher: m, MaxMatches: 20})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
-	assert.Equal(t, "the matches are 63 escaped bytes, over the 30 left of the step's 30; lower max_matches or call begin_step", err.Msg)
-	assert.Equal(t, errcode.Details{Size: new(int64(63)), Limit: new(int64(30)), BytesLeft: new(int64(30))}, err.Details)
+	assert.Equal(t, "the matches are 93 escaped bytes, over the 30 left of the step's 30; lower max_matches or call begin_step", err.Msg)
+	assert.Equal(t, errcode.Details{Size: new(int64(93)), Limit: new(int64(30)), BytesLeft: new(int64(30))}, err.Details)
 
 	_, err = b.findPaths([]string{"a.txt"}, FindQuery{Matcher: m, MaxMatches: 20})
 	require.NotNil(t, err)
 	assert.Equal(t, errcode.StepBytesExhausted, err.Code)
-	assert.Equal(t, "the matches are 74 escaped bytes, over the 30 left of the step's 30; lower max_matches or call begin_step", err.Msg)
+	assert.Equal(t, "the matches are 104 escaped bytes, over the 30 left of the step's 30; lower max_matches or call begin_step", err.Msg)
 }
 
 // TestFitsAgainstTrying compares the fits of every failing get_lines
@@ -221,7 +220,11 @@ func TestFitsAgainstTrying(t *testing.T) {
 		numberedText := func(first, last int) string {
 			var out strings.Builder
 			for n := first; n <= last; n++ {
-				out.WriteString(strconv.Itoa(n) + ": " + lines[n-1])
+				content := strings.TrimSuffix(strings.TrimSuffix(lines[n-1], "\n"), "\r")
+				if !strings.HasSuffix(lines[n-1], "\n") {
+					content = lines[n-1]
+				}
+				out.WriteString(selectors.Anchor(n, selectors.AnchorChars([]byte(content))) + ": " + lines[n-1])
 			}
 			return out.String()
 		}

@@ -1,6 +1,7 @@
 package briefing
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/loom-results/loom-results/errcode"
@@ -170,8 +171,9 @@ func (b *Briefing) getRange(ref Ref, start, end *int64) (*Selection, *errcode.Er
 }
 
 // getLines selects the inclusive lines first..last; a nil last is the last
-// line (SPEC 4.2). With numbered, each line is prefixed by its number and
-// ": ", as find shows lines, and that text is the lookup's (SPEC section 5).
+// line (SPEC 4.2). With numbered, each line is prefixed by its anchor and
+// ": " (SPEC 4.4), as find shows lines, and that text is the lookup's (SPEC
+// section 5).
 func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*Selection, *errcode.Error) {
 	r, err := b.target(ref)
 	if err != nil {
@@ -194,8 +196,8 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 	}
 	// Measure the numbered text before building it: a selection over the
 	// caps is never built, and one over the lookup cap never measured. The
-	// numbers and ": " are never escaped.
-	prefixes := numberWidths(first, l) + 2*(l-first+1)
+	// anchors and ": " are never escaped.
+	prefixes := anchorWidths(first, l)
 	// The header's quotes are the text's: each measure counts them once.
 	size := int64(len(r.head)) + int64(len(text)) + prefixes
 	var escaped int64
@@ -207,19 +209,47 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 	}
 	out := make([]byte, 0, size)
 	out = append(out, r.head...)
-	lines := r.Text.Lines
+	data := r.Text.Data
 	start := span.Start
 	for n := first; n <= l; n++ {
-		end := lines.Start(int(n) + 1)
-		out = strconv.AppendInt(out, n, 10)
+		// Each line's end from the text itself: the lines are contiguous,
+		// and the last ends the span.
+		end := span.End
+		if i := bytes.IndexByte(data[start:span.End], '\n'); i >= 0 {
+			end = start + i + 1
+		}
+		out = selectors.AppendAnchor(out, int(n), selectors.AnchorChars(content(data[start:end])))
 		out = append(out, ": "...)
-		out = append(out, r.Text.Data[start:end]...)
+		out = append(out, data[start:end]...)
 		start = end
 	}
 	numberedText := string(out)
 	quoted := limits.AppendJSONString(make([]byte, 0, escaped+escaped/8), numberedText, true)
 	return b.selection(r, sel, "", numberedText, quoted, size, escaped), nil
 }
+
+// content is line without its ending ("\n" or "\r\n"): what its anchor
+// is the digest of (SPEC 4.4).
+func content(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+	}
+	return line
+}
+
+// anchorWidths returns the bytes of the prefixes "N#xy: " of every line in
+// first..last (first >= 1): the digits of every number, and five more a
+// line.
+func anchorWidths(first, last int64) int64 {
+	return numberWidths(first, last) + int64(anchorExtra)*(last-first+1)
+}
+
+// anchorExtra is what a numbered line's prefix holds beyond its number:
+// "#", the two characters and ": ".
+const anchorExtra = 5
 
 // numberWidths returns the decimal digits of every number in first..last
 // (first >= 1), counted a power of ten at a time.

@@ -36,6 +36,6 @@ func ExampleFind() {
 	found, _ := selectors.Find(data, lines, m, 1, 8192)
 	fmt.Print(found.Text)
 	// Output:
-	// 1: func a() {}
+	// 1#bo: func a() {}
 	// … 1 more
 }

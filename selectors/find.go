@@ -157,9 +157,10 @@ func parsePattern(pat string, regex, ignoreCase bool) (*syntax.Regexp, string) {
 
 // Match is one matching line as find shows it.
 type Match struct {
-	Line int    `json:"line"`
-	Text string `json:"text"` // the line without its ending, cut to MaxFindLine bytes
-	Cut  bool   `json:"cut"`
+	Line   int    `json:"line"`
+	Anchor string `json:"anchor"` // the line's anchor, "41#xy" (SPEC 4.4)
+	Text   string `json:"text"`   // the line without its ending, cut to MaxFindLine bytes
+	Cut    bool   `json:"cut"`
 }
 
 // Found is the answer of Find.
@@ -167,7 +168,7 @@ type Found struct {
 	Matches   []Match
 	Total     int    // every matching line
 	Truncated bool   // more matched than Matches holds
-	Text      string // the text content: "N: <line>\n" per match, then "… N more\n"
+	Text      string // the text content: "N#xy: <line>\n" per match, then "… N more\n"
 }
 
 // Find returns the lines of data that match m, in order (SPEC 5.3). Shown
@@ -223,7 +224,8 @@ func (m Matcher) Each(data []byte, fn func(line int)) *errcode.Error {
 }
 
 // Entry returns line n of data as find shows it: the match, and its line
-// of text "N: <line>\n" (cut, with "…", past MaxFindLine bytes).
+// of text "N#xy: <line>\n", its anchor first (cut, with "…", past
+// MaxFindLine bytes).
 func Entry(data []byte, lines Lines, n int) (Match, string) {
 	e := findEntry(data, lines, n)
 	return e.match, e.line
@@ -231,22 +233,24 @@ func Entry(data []byte, lines Lines, n int) (Match, string) {
 
 type entry struct {
 	match Match
-	line  string // "N: <line>\n"
+	line  string // "N#xy: <line>\n"
 }
 
 func findEntry(data []byte, lines Lines, n int) entry {
 	c := lines.Content(n)
+	// The anchor is the whole line's, whatever is shown of it.
+	anchor := Anchor(n, AnchorChars(data[c.Start:c.End]))
 	cut := false
 	if c.Len() > MaxFindLine {
 		c.End = FloorCharBoundary(data, c.Start+MaxFindLine)
 		cut = true
 	}
 	text := string(data[c.Start:c.End])
-	line := strconv.Itoa(n) + ": " + text
+	line := anchor + ": " + text
 	if cut {
 		line += Ellipsis
 	}
-	return entry{Match{Line: n, Text: text, Cut: cut}, line + "\n"}
+	return entry{Match{Line: n, Anchor: anchor, Text: text, Cut: cut}, line + "\n"}
 }
 
 // each calls fn with the number of every matching line, in order.

@@ -39,16 +39,16 @@ func TestFind(t *testing.T) {
 		want    string
 		total   int
 	}{
-		{"literal", "func", false, false, "1: func a() {}\n3: func b() {}\n", 2},
-		{"literal folded", "func", false, true, "1: func a() {}\n3: func b() {}\n4: FUNC C\n", 3},
-		{"regex anchors at line ends", `^func [ab]\(\) \{\}$`, true, false, "1: func a() {}\n3: func b() {}\n", 2},
-		{"regex folded", `^func`, true, true, "1: func a() {}\n3: func b() {}\n4: FUNC C\n", 3},
-		{"literal metacharacters stay literal", "()", false, false, "1: func a() {}\n3: func b() {}\n", 2},
+		{"literal", "func", false, false, "1#bo: func a() {}\n3#ur: func b() {}\n", 2},
+		{"literal folded", "func", false, true, "1#bo: func a() {}\n3#ur: func b() {}\n4#yp: FUNC C\n", 3},
+		{"regex anchors at line ends", `^func [ab]\(\) \{\}$`, true, false, "1#bo: func a() {}\n3#ur: func b() {}\n", 2},
+		{"regex folded", `^func`, true, true, "1#bo: func a() {}\n3#ur: func b() {}\n4#yp: FUNC C\n", 3},
+		{"literal metacharacters stay literal", "()", false, false, "1#bo: func a() {}\n3#ur: func b() {}\n", 2},
 		{"no match is empty", "nothing", false, false, "", 0},
 		{"a literal never spans lines", "{}\r\nvar", false, false, "", 0},
 		{"the line ending is not matched", "{}\r", false, false, "", 0},
-		{"dollar before CRLF", `\{\}$`, true, false, "1: func a() {}\n3: func b() {}\n", 2},
-		{"last line without newline", "funky", false, false, "5: funky\n", 1},
+		{"dollar before CRLF", `\{\}$`, true, false, "1#bo: func a() {}\n3#ur: func b() {}\n", 2},
+		{"last line without newline", "funky", false, false, "5#p6: funky\n", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,9 +65,9 @@ func TestFindUnicodeFolding(t *testing.T) {
 	t.Parallel()
 	// RE2's (?i) folds K with the Kelvin sign and ſ with s.
 	got := find(t, "\u212a\nſ\nk\n", "k", false, true, 20, 8192)
-	assert.Equal(t, "1: \u212a\n3: k\n", got.Text)
+	assert.Equal(t, "1#fp: \u212a\n3#qj: k\n", got.Text)
 	got = find(t, "\u212a\nſ\nS\n", "s", false, true, 20, 8192)
-	assert.Equal(t, "2: ſ\n3: S\n", got.Text)
+	assert.Equal(t, "2#hj: ſ\n3#rx: S\n", got.Text)
 }
 
 func TestFindMaxMatches(t *testing.T) {
@@ -76,7 +76,7 @@ func TestFindMaxMatches(t *testing.T) {
 	assert.Equal(t, 25, got.Total)
 	assert.True(t, got.Truncated)
 	assert.Len(t, got.Matches, 20)
-	assert.True(t, strings.HasSuffix(got.Text, "20: x\n… 5 more\n"), got.Text)
+	assert.True(t, strings.HasSuffix(got.Text, "20#fv: x\n… 5 more\n"), got.Text)
 }
 
 func TestFindCutsLongLines(t *testing.T) {
@@ -84,13 +84,13 @@ func TestFindCutsLongLines(t *testing.T) {
 	line := strings.Repeat("a", 239) + "€" + "tail"
 	got := find(t, line+"\n", "tail", false, false, 20, 8192)
 	require.Len(t, got.Matches, 1)
-	assert.Equal(t, Match{Line: 1, Text: strings.Repeat("a", 239), Cut: true}, got.Matches[0])
-	assert.Equal(t, "1: "+strings.Repeat("a", 239)+"…\n", got.Text)
+	assert.Equal(t, Match{Line: 1, Anchor: "1#ec", Text: strings.Repeat("a", 239), Cut: true}, got.Matches[0])
+	assert.Equal(t, "1#ec: "+strings.Repeat("a", 239)+"…\n", got.Text)
 }
 
 func TestFindByteCap(t *testing.T) {
 	t.Parallel()
-	// Each entry "N: xxxxxxxx\n" is 12 bytes; "… 2 more\n" is 11.
+	// Each entry "N#jt: xxxxxxxx\n" is 15 bytes; "… 2 more\n" is 11.
 	text := strings.Repeat("xxxxxxxx\n", 4)
 	tests := []struct {
 		name     string
@@ -98,9 +98,9 @@ func TestFindByteCap(t *testing.T) {
 		want     string
 		shown    int
 	}{
-		{"all fit", 48, "1: xxxxxxxx\n2: xxxxxxxx\n3: xxxxxxxx\n4: xxxxxxxx\n", 4},
-		// Three entries would need 36 + "… 1 more\n" (11) = 47 > 46.
-		{"room kept for the more line", 46, "1: xxxxxxxx\n2: xxxxxxxx\n… 2 more\n", 2},
+		{"all fit", 60, "1#jt: xxxxxxxx\n2#jt: xxxxxxxx\n3#jt: xxxxxxxx\n4#jt: xxxxxxxx\n", 4},
+		// Three entries would need 45 + "… 1 more\n" (11) = 56 > 55.
+		{"room kept for the more line", 55, "1#jt: xxxxxxxx\n2#jt: xxxxxxxx\n… 2 more\n", 2},
 		{"only the more line fits", 11, "… 4 more\n", 0},
 		{"not even the more line fits", 10, "", 0},
 	}
@@ -169,17 +169,17 @@ func TestFindMatchesRegexp(t *testing.T) {
 	require.Nil(t, err)
 	got, err := Find([]byte(text), l, m, 100, 1<<20)
 	require.Nil(t, err)
-	assert.Equal(t, "2: var x = 1\n5:   indented\tTab\n9: ab\n", got.Text)
+	assert.Equal(t, "2#g6: var x = 1\n5#wv:   indented\tTab\n9#7o: ab\n", got.Text)
 	m, err = NewMatcher(Patterns{List: []string{"Ω", "kelvin", "ab"}, Several: true})
 	require.Nil(t, err)
 	got, err = Find([]byte(text), l, m, 100, 1<<20)
 	require.Nil(t, err)
-	assert.Equal(t, "3: FUNC Ω b\n5:   indented\tTab\n6: ωmega Ωmega\n7: kelvin \u212a and ſ\n8: aaab\n9: ab\n", got.Text)
+	assert.Equal(t, "3#cl: FUNC Ω b\n5#wv:   indented\tTab\n6#vk: ωmega Ωmega\n7#dn: kelvin \u212a and ſ\n8#qx: aaab\n9#7o: ab\n", got.Text)
 	m, err = NewMatcher(Patterns{List: []string{"func", "K"}, IgnoreCase: true, Several: true})
 	require.Nil(t, err)
 	got, err = Find([]byte(text), l, m, 100, 1<<20)
 	require.Nil(t, err)
-	assert.Equal(t, "1: func a() {}\n3: FUNC Ω b\n7: kelvin \u212a and ſ\n", got.Text)
+	assert.Equal(t, "1#bo: func a() {}\n3#cl: FUNC Ω b\n7#dn: kelvin \u212a and ſ\n", got.Text)
 }
 
 // TestNewMatcherPatterns: the bounds of patterns (SPEC 5.3 and the work

@@ -104,9 +104,9 @@ func TestLookupAnswers(t *testing.T) {
 	assert.Equal(t, map[string]any{"pointer": "/s", "as": "string"}, mcptest.Structured(res)["selection"])
 
 	res = s.Call(6, "find", `{"result":"r1","pattern":"ta","max_matches":1}`)
-	assert.Equal(t, "2: beta\n… 1 more\n", mcptest.Text(res))
+	assert.Equal(t, "2#6r: beta\n… 1 more\n", mcptest.Text(res))
 	sc = mcptest.Structured(res)
-	assert.Equal(t, []any{map[string]any{"line": float64(2), "text": "beta", "cut": false}}, sc["matches"])
+	assert.Equal(t, []any{map[string]any{"line": float64(2), "anchor": "2#6r", "text": "beta", "cut": false}}, sc["matches"])
 	assert.Equal(t, float64(2), sc["total"])
 	assert.Equal(t, true, sc["truncated"])
 
@@ -118,7 +118,7 @@ func TestLookupAnswers(t *testing.T) {
 	assert.Equal(t, float64(6), budget["lookups_used"])
 	assert.Equal(t, float64(2), budget["lookups_left"])
 	// 1.50 and a\"b escape to 6 each; the empty text of no match still costs its quotes.
-	assert.Equal(t, float64(17+20+6+6+limits.EscapedSize("2: beta\n… 1 more\n")+2), budget["bytes_used"])
+	assert.Equal(t, float64(17+20+6+6+limits.EscapedSize("2#6r: beta\n… 1 more\n")+2), budget["bytes_used"])
 }
 
 func TestErrorShape(t *testing.T) {

@@ -195,6 +195,7 @@ var (
 
 	findMatch = objectSchema([]prop{
 		{"line", `{"type":"integer","minimum":1}`},
+		{"anchor", `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor, which an edit names the line by."}`},
 		{"text", `{"type":"string","description":"The line without its ending, cut to its first bytes when cut is true."}`},
 		{"cut", `{"type":"boolean"}`},
 	})

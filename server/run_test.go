@@ -114,7 +114,7 @@ func TestRunAnswers(t *testing.T) {
 	// The rest is read with find and the lookups; the second lookup of the
 	// step is refused, and run still runs.
 	found := p.Call(2, "find", `{"result":"r1","pattern":"FAIL"}`)
-	assert.Equal(t, "3: --- FAIL: TestX\n4: FAIL\n", mcptest.Text(found))
+	assert.Equal(t, "3#j3: --- FAIL: TestX\n4#ij: FAIL\n", mcptest.Text(found))
 	assert.Equal(t, "lookup_limit", mcptest.ErrCode(p.Call(3, "get_lines", `{"result":"r1","first":1}`)))
 	res = p.Call(4, "run", `{"name":"ok"}`)
 	assert.Equal(t, "", mcptest.ErrCode(res))

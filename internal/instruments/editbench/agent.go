@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // The agent's habits. They are fixed rules, not tuned per file: an agent
@@ -418,8 +420,8 @@ func (a *agent) target(o *obj, find bool) *obj {
 	return o.str("path", a.j.oldPath)
 }
 
-// found reads a find answer's text as the model does (SPEC 5.3): "N:
-// <line>" per match, "… N more" when matches were withheld, and over paths
+// found reads a find answer's text as the model does (SPEC 5.3): "N#xy:
+// <line>" per match (its anchor checked against the old file), "… N more" when matches were withheld, and over paths
 // a "<ID> <path>:" line before a file's matches, which names its result.
 // Each match is checked against the old file: its text is the line, cut at
 // 240 bytes with "…" when longer.
@@ -437,9 +439,10 @@ func (a *agent) found(text string) (findAnswer, error) {
 			f.more = n
 			continue
 		}
-		num, rest, isMatch := strings.Cut(line, ": ")
+		anchor, rest, isMatch := strings.Cut(line, ": ")
+		num, _, _ := strings.Cut(anchor, "#")
 		n, err := strconv.Atoi(num)
-		if !isMatch || err != nil {
+		if !isMatch || err != nil || !strings.Contains(anchor, "#") {
 			id, path, ok := strings.Cut(strings.TrimSuffix(line, ":"), " ")
 			if !ok || !strings.HasSuffix(line, ":") || path != a.j.oldPath || !strings.HasPrefix(id, "r") {
 				return f, fmt.Errorf("find: unexpected line %q", line)
@@ -455,6 +458,9 @@ func (a *agent) found(text string) (findAnswer, error) {
 			return f, fmt.Errorf("find: line %d outside 1-%d", n, len(a.oldLines))
 		}
 		want := string(content(a.oldLines[n-1]))
+		if wantAnchor := selectors.Anchor(n, selectors.AnchorChars([]byte(want))); anchor != wantAnchor {
+			return f, fmt.Errorf("find: line %d shown with anchor %q, want %q", n, anchor, wantAnchor)
+		}
 		m := findMatch{line: n, text: rest, cut: len(want) > maxFindLine}
 		if m.cut {
 			want = cutPrefix(want, maxFindLine) + "…"

@@ -243,7 +243,7 @@ func TestWriteAgentPatterns(t *testing.T) {
 	assert.Equal(t, 0, f.OracleHunks)
 	assert.Equal(t, compactLen(t, map[string]any{"paths": []string{"f.go"}, "patterns": []string{
 		"value020 := compute(20, input)", "value070 := compute(70, input)"}}), f.LoomParts[partFind].Generated)
-	assert.Equal(t, int64(len("r1 f.go:\n20: \tvalue020 := compute(20, input)\n70: \tvalue070 := compute(70, input)\n")), f.LoomParts[partFind].Read,
+	assert.Equal(t, int64(len("r1 f.go:\n20#eo: \tvalue020 := compute(20, input)\n70#te: \tvalue070 := compute(70, input)\n")), f.LoomParts[partFind].Read,
 		"the model reads the file's header line and its two matches")
 }
 
@@ -273,7 +273,7 @@ func TestWriteAgentAnswers(t *testing.T) {
 	text, full := run("text"), run("full")
 	assert.Equal(t, text.Calls, full.Calls)
 	assert.Equal(t, text.Loom.Generated, full.Loom.Generated)
-	assert.Equal(t, int64(len("r1 f.txt:\n30: line 30 of the file\n")), text.LoomParts[partFind].Read)
+	assert.Equal(t, int64(len("r1 f.txt:\n30#u5: line 30 of the file\n")), text.LoomParts[partFind].Read)
 	assert.Greater(t, full.LoomParts[partFind].Read, 3*text.LoomParts[partFind].Read, "find's JSON: the digest, the budget, the match's members")
 	assert.Greater(t, full.LoomParts[partWrite].Read, text.LoomParts[partWrite].Read)
 }

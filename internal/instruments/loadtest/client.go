@@ -71,9 +71,10 @@ type answer struct {
 
 	// find.
 	Matches []struct {
-		Line int    `json:"line"`
-		Text string `json:"text"`
-		Cut  bool   `json:"cut"`
+		Line   int    `json:"line"`
+		Anchor string `json:"anchor"`
+		Text   string `json:"text"`
+		Cut    bool   `json:"cut"`
 	} `json:"matches"`
 	Truncated bool `json:"truncated"`
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // stepReserve is the escaped bytes a step must have left for the next
@@ -350,12 +352,13 @@ func (w *worker) find() lookup {
 		w.checkDigest("find", args, id(i), res.Structured.SHA256)
 		var text strings.Builder
 		for _, m := range want {
-			fmt.Fprintf(&text, "%d: %s\n", m, f.line(m))
+			fmt.Fprintf(&text, "%s: %s\n", selectors.Anchor(m, selectors.AnchorChars([]byte(f.line(m)))), f.line(m))
 		}
 		ok := res.Structured.Total == len(want) && len(res.Structured.Matches) == len(want) && res.text() == text.String()
 		for j := 0; ok && j < len(want); j++ {
 			m := res.Structured.Matches[j]
-			ok = m.Line == want[j] && m.Text == f.line(want[j]) && !m.Cut
+			ok = m.Line == want[j] && m.Text == f.line(want[j]) && !m.Cut &&
+				m.Anchor == selectors.Anchor(m.Line, selectors.AnchorChars([]byte(m.Text)))
 		}
 		if !ok {
 			w.st.fail("session %d: find %s: total %d, text %.80q; want lines %v", w.k, argsText(args), res.Structured.Total, res.text(), want)
