@@ -345,8 +345,8 @@ func (e *expander) literal(p NodeID) ([]byte, *errcode.Error) {
 // partRef is a reference part of SPEC 5.1 after its form is checked.
 type partRef struct {
 	ref     Ref
-	bytes   []int64 // [start, end]
-	lines   []int64 // [first] or [first, last]
+	bytes   []int64    // [start, end]
+	lines   []position // [first] or [first, last], numbers or anchors
 	pointer *string
 	as      string
 }
@@ -382,7 +382,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 		case "bytes":
 			r.bytes, err = e.ints(v, m.Name, 2, 2)
 		case "lines":
-			r.lines, err = e.ints(v, m.Name, 1, 2)
+			r.lines, err = e.positions(v, m.Name, 1, 2)
 		case "pointer":
 			var s string
 			s, err = e.str(v, m.Name)
@@ -482,12 +482,17 @@ func (b *Briefing) selectPart(p partRef) ([]byte, *errcode.Error) {
 		}
 		return data[span.Start:span.End], nil
 	case p.lines != nil:
+		// Numbers or anchors, in either mode (SPEC 5.2): the range, then
+		// each anchor's characters.
 		last := int64(r.Text.Lines.Count())
 		if len(p.lines) == 2 {
-			last = p.lines[1]
+			last = p.lines[1].n
 		}
-		span, err := r.Text.Lines.Range(p.lines[0], last)
+		span, err := r.Text.Lines.Range(p.lines[0].n, last)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkAnchors(r.Text, p.lines...); err != nil {
 			return nil, err
 		}
 		return data[span.Start:span.End], nil

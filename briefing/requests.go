@@ -320,22 +320,27 @@ type (
 		SHA256 *string    `arg:"sha256"`
 		Edits  []EditForm `arg:"edits"`
 	}
-	// EditForm is one edit of a splice: {"lines": [first, last], "text"}
-	// or {"before": n, "text"}; its text is a string or a compose node.
+	// EditForm is one edit of a splice: {"lines": [first, last], "text"},
+	// {"before": n, "text"} or {"after": n, "text"}; its text is a string
+	// or a compose node.
 	EditForm struct {
-		Lines  *[2]int64 `arg:"lines"`
-		Before *int64    `arg:"before"`
-		Text   any       `arg:"text"`
+		Lines  *[2]Position `arg:"lines"`
+		Before *Position    `arg:"before"`
+		After  *Position    `arg:"after"`
+		Text   any          `arg:"text"`
 	}
+	// Position is a line position (SPEC 5.2): a line number or the line's
+	// anchor, "41#xy". Its schema names no type (SPEC section 9).
+	Position any
 	// PartForm is a reference part of a compose: {"result", "sha256"?}
 	// and at most one of bytes, lines ([first] or [first, last]) and
 	// pointer (with as). A part may also be a string, literal text.
 	PartForm struct {
-		Result  string    `arg:"result"`
-		SHA256  *string   `arg:"sha256"`
-		Bytes   *[2]int64 `arg:"bytes"`
-		Lines   *[]int64  `arg:"lines"`
-		Pointer *string   `arg:"pointer"`
-		As      *string   `arg:"as"`
+		Result  string      `arg:"result"`
+		SHA256  *string     `arg:"sha256"`
+		Bytes   *[2]int64   `arg:"bytes"`
+		Lines   *[]Position `arg:"lines"`
+		Pointer *string     `arg:"pointer"`
+		As      *string     `arg:"as"`
 	}
 )

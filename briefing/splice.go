@@ -5,7 +5,9 @@ import (
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // spliceEdit is one edit of a $splice after its checks: the stored lines it
@@ -14,12 +16,16 @@ import (
 type spliceEdit struct {
 	from, to int64
 	insert   bool
+	after    bool // an insertion sent as after: from - 1
 	pieces   [][]byte
 }
 
 // describe names an edit for messages: "edit 2 (lines 5-7)".
 func (s spliceEdit) describe(i int) string {
-	if s.insert {
+	switch {
+	case s.after:
+		return "edit " + strconv.Itoa(i) + " (after line " + strconv.FormatInt(s.from-1, 10) + ")"
+	case s.insert:
 		return "edit " + strconv.Itoa(i) + " (before line " + strconv.FormatInt(s.from, 10) + ")"
 	}
 	return "edit " + strconv.Itoa(i) + " (lines " + strconv.FormatInt(s.from, 10) + "-" + strconv.FormatInt(s.to-1, 10) + ")"
@@ -100,34 +106,44 @@ func (e *expander) splice(obj NodeID, at, body string) (spliced, *errcode.Error)
 }
 
 // edit checks one edit and resolves its text; last says whether it is the
-// splice's last edit, for the newline rule.
+// splice's last edit, for the newline rule. Its positions (SPEC 5.2) are
+// line numbers or anchors: their form is checked with the edit's, then
+// their range, then (with --steps model) that no number names a line,
+// then each anchor's characters.
 func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last bool, done []spliceEdit) (spliceEdit, *errcode.Error) {
 	b := e.b
 	form := func() *errcode.Error {
 		return b.unresolved(at, errcode.New(errcode.InvalidArgument,
-			`an edit is {"lines": [first, last], "text"} or {"before": n, "text"}`))
+			`an edit is {"lines": [first, last], "text"}, {"before": n, "text"} or {"after": n, "text"}, `+
+				`each position a line number or its anchor ("41#xy")`))
 	}
 	path := "edits/" + strconv.Itoa(i)
 	if e.ix.Kind(ed) != jsontape.Object {
-		return spliceEdit{}, b.unresolved(at, e.wrongMember(path, `an object ({"lines": [first, last], "text"} or {"before": n, "text"})`, ed))
+		return spliceEdit{}, b.unresolved(at, e.wrongMember(path, `an object ({"lines": [first, last], "text"}, {"before": n, "text"} or {"after": n, "text"})`, ed))
 	}
 	var s spliceEdit
 	var text NodeID
-	hasLines, hasBefore, hasText := false, false, false
+	var ps []position // the positions, as sent
+	hasLines, hasBefore, hasAfter, hasText := false, false, false, false
 	for m, v := range e.ix.Members(ed) {
 		switch {
 		case m.Name == "lines" && !hasLines:
-			l, err := e.ints(v, path+"/lines", 2, 2)
+			l, err := e.positions(v, path+"/lines", 2, 2)
 			if err != nil {
 				return s, b.unresolved(at, err)
 			}
-			s.from, s.to, hasLines = l[0], l[1]+1, true
-		case m.Name == "before" && !hasBefore:
-			n, ok := e.integer(v)
-			if !ok {
-				return s, b.unresolved(at, e.wrongMember(path+"/before", "an integer", v))
+			ps, hasLines = l, true
+		case m.Name == "before" && !hasBefore, m.Name == "after" && !hasAfter:
+			p, err := e.position(v, path+"/"+m.Name)
+			if err != nil {
+				return s, b.unresolved(at, err)
 			}
-			s.from, s.to, s.insert, hasBefore = n, n, true, true
+			ps = []position{p}
+			if m.Name == "before" {
+				hasBefore = true
+			} else {
+				hasAfter = true
+			}
 		case m.Name == "text" && !hasText:
 			// Its kind is checked with the text, after the line numbers
 			// and the order (SPEC 5.2).
@@ -136,17 +152,51 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 			return s, form()
 		}
 	}
-	if hasLines == hasBefore || !hasText {
+	kinds := 0
+	for _, has := range []bool{hasLines, hasBefore, hasAfter} {
+		if has {
+			kinds++
+		}
+	}
+	if kinds != 1 || !hasText {
 		return s, form()
 	}
 
-	count := int64(r.Text.Lines.Count())
-	if s.insert {
-		if s.from < 1 || s.from > count+1 {
-			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
-				"edit %d inserts before line %d outside 1-%d (%d appends)", i, s.from, count+1, count+1).With(errcode.Details{Lines: new(count)}))
+	t := r.Text
+	count := int64(t.Lines.Count())
+	names := func(p position) bool { return p.n >= 1 && p.n <= count } // a position that names a line
+	switch {
+	case hasLines:
+		if _, err := t.Lines.Range(ps[0].n, ps[1].n); err != nil {
+			return s, b.unresolved(at, err)
 		}
-	} else if _, err := r.Text.Lines.Range(s.from, s.to-1); err != nil {
+		s.from, s.to = ps[0].n, ps[1].n+1
+	case hasBefore:
+		p := ps[0]
+		if p.n < 1 || p.n > count+1 {
+			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
+				"edit %d inserts before line %d outside 1-%d (%d appends)", i, p.n, count+1, count+1).With(errcode.Details{Lines: new(count)}))
+		}
+		if p.anchored && p.n == count+1 {
+			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
+				"edit %d inserts before %s, but %s has %d lines: an anchor names a line; to append, send before %d as a number",
+				i, p, r.ID, count, count+1).With(errcode.Details{Lines: new(count)}))
+		}
+		s.from, s.to, s.insert = p.n, p.n, true
+	default:
+		p := ps[0]
+		if !names(p) {
+			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
+				"edit %d inserts after line %d outside 1-%d", i, p.n, count).With(errcode.Details{Lines: new(count)}))
+		}
+		s.from, s.to, s.insert, s.after = p.n+1, p.n+1, true, true
+	}
+	if b.opts.Steps == limits.ModelSteps {
+		if err := refuseNumbers(t, ps, names); err != nil {
+			return s, b.unresolved(at, err)
+		}
+	}
+	if err := checkAnchors(t, ps...); err != nil {
 		return s, b.unresolved(at, err)
 	}
 
@@ -184,7 +234,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 	if err := s.checkLastLine(r, done); err != nil {
 		return s, b.unresolved(at, err)
 	}
-	if err := s.checkNumbered(); err != nil {
+	if err := s.checkCopied(r.Text); err != nil {
 		return s, b.unresolved(at, err)
 	}
 	return s, nil
@@ -250,10 +300,18 @@ func (s spliceEdit) checkLastLine(r *results.Result, done []spliceEdit) *errcode
 		`text would continue line %d, which has no final newline: start the text with "\n", or replace line %d`, count, count)
 }
 
-// checkNumbered is the copied-line-numbers rule of SPEC 5.2: a text that
-// begins with the edit's own first line number and ": ", as find and
-// numbered get_lines show lines, fails.
-func (s spliceEdit) checkNumbered() *errcode.Error {
+// checkCopied is the copied-anchor rule of SPEC 5.2 (rule 3): a text
+// that begins with the anchor of the edit's own first line and ": " (for
+// an insertion, the line it goes before), or with that line's number and
+// ": ", the forms in which find and numbered get_lines show lines, fails.
+func (s spliceEdit) checkCopied(t *results.Text) *errcode.Error {
+	if s.from <= int64(t.Lines.Count()) {
+		anchor := selectors.Anchor(int(s.from), t.Lines.LineAnchorChars(int(s.from))) + ": "
+		if string(prefix(s.pieces, len(anchor))) == anchor {
+			return errcode.New(errcode.InvalidArgument,
+				"text begins with %q, a line's anchor as find and get_lines show it; send the line without it", anchor)
+		}
+	}
 	number := strconv.FormatInt(s.from, 10) + ": "
 	if string(prefix(s.pieces, len(number))) != number {
 		return nil

@@ -8,5 +8,5 @@ var Codes = []Code{
 	InvalidJSON, InvalidPointer, PointerNotFound, AmbiguousJSON, NotAString,
 	LookupTooLarge, StepBytesExhausted, LookupLimit, StepRefused, ExpansionTooLarge,
 	UnresolvedEdit, StoreFull, PathOutsideRoot, NotFound, NotRegularFile, TooLarge,
-	NotUTF8, Unreadable, Conflict, Unwritable, CannotRun,
+	NotUTF8, Unreadable, Conflict, Unwritable, CannotRun, AnchorMismatch,
 }

@@ -41,6 +41,9 @@ const (
 	Conflict           Code = "conflict"
 	Unwritable         Code = "unwritable"
 	CannotRun          Code = "cannot_run"
+	// AnchorMismatch is an edit's cause only (SPEC 5.2): an anchor whose
+	// characters are not those of the line it names.
+	AnchorMismatch Code = "anchor_mismatch"
 )
 
 // Error is an error the caller can act on: a stable code, a message that

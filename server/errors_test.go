@@ -150,6 +150,10 @@ var errorRows = []errorRow{
 		want: `error expansion_too_large: expansion is 14 bytes, over the 5 left of the step's 5`},
 	{code: errcode.UnresolvedEdit, call: call{"expand_edit", `{"arguments":{"c":{"$compose":["x",{"result":"r1","lines":[4,4]}]}}}`},
 		want: `error unresolved_edit: edit part at "/c/$compose/1" does not resolve: error invalid_range: lines 4-4 outside 1-3`},
+	{code: errcode.AnchorMismatch, name: "the nearest line with the characters sent",
+		call: call{"expand_edit", `{"arguments":{"c":{"$splice":{"result":"r1","edits":[{"lines":["2#o2","2#o2"],"text":"x\n"}]}}}}`},
+		want: `error unresolved_edit: edit part at "/c/$splice/edits/0" does not resolve: error anchor_mismatch: ` +
+			`line 2 is 2#h7 "two", not 2#o2; 1#o2 is "one"`},
 	{code: errcode.StoreFull, cfg: func(c *limits.Config) { c.MaxResults = 4 }, policy: briefing.Bounded,
 		call: call{"expand_edit", `{"arguments":{"c":{"$compose":["abc"]}}}`},
 		want: `error store_full: a 3-byte result does not fit: the store holds 4 of 4 results and 77 of 67108864 bytes (at most 16777216 a result)`},

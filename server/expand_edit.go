@@ -19,7 +19,10 @@ func expandEditDescription(cfg ToolConfig) string {
 		`{"result", "sha256"?, one of "bytes": [start, end] | "lines": [first, last] | "pointer" (+ "as")} is a stored selection ` +
 		`(no selector: the whole result). {"$splice": {"result", "sha256"?, "edits": [...]}} is the stored result with edits applied: ` +
 		`{"lines": [first, last], "text"} replaces those whole lines (newlines included), {"before": n, "text"} inserts text before ` +
-		"line n (n = lines + 1 appends); text is a string or a $compose node. Line numbers refer to the result as stored; edits come " +
+		`line n (n = lines + 1 appends), {"after": n, "text"} after line n; text is a string or a $compose node. Each position (and a ` +
+		`reference's lines) is a line number or, better, the line's anchor ("41#xy") as numbered get_lines and find show it: ` +
+		"an anchor whose line does not hold the text you saw fails (anchor_mismatch) instead of landing; anchors are not part of " +
+		"the text. Line numbers refer to the result as stored; edits come " +
 		`in file order and must not overlap; a non-empty text must end with "\n" unless it is the last edit and reaches the end of ` +
 		"the result. Returns the expanded arguments for your executor and retains each expansion as a result. " +
 		fmt.Sprintf("At most %d expanded bytes a step. ", cfg.MaxExpandBytes) +
@@ -39,7 +42,7 @@ func expandEditTool(cfg ToolConfig) transport.Tool {
 			"arguments": {description: `The action's ordinary arguments, in which each node is replaced by its text. ` +
 				`A node is exactly {"$compose": [part, ...]} (a part: a string, or a reference {"result", "sha256"?, ` +
 				`and at most one of "bytes", "lines" or "pointer"}) or exactly {"$splice": {"result", "sha256"?, "edits"}}; ` +
-				`e.g. {"path": "a.go", "content": {"$splice": {"result": "r1", "edits": [{"lines": [3, 3], "text": "x\n"}]}}}.`},
+				`e.g. {"path": "a.go", "content": {"$splice": {"result": "r1", "edits": [{"lines": ["3#xy", "3#xy"], "text": "x\n"}]}}}.`},
 		},
 		output: expandEditOutput,
 	}, func(x *briefing.Expanded) (string, any) {

@@ -14,7 +14,8 @@ const writeFileModelDescription = "Write a file under the root. Give one of: spl
 	"result you read (usually the best); compose, the new text as parts: strings, and references {\"result\"} with one of " +
 	"\"lines\": [first, last], \"bytes\": [start, end], \"pointer\"; or text, the whole new text. An edit is " +
 	`{"lines": [first, last], "text"}, which replaces those whole stored lines, newlines included ("" deletes), or ` +
-	`{"before": n, "text"}, which inserts before line n (lines + 1 appends). Line numbers are the result's as stored; ` +
+	`{"before": p, "text"} or {"after": p, "text"}, which insert there. Name each line by its anchor ("41#xy", as numbered ` +
+	`get_lines and find show it; anchors are not part of the text); before lines + 1, a number, appends. Lines are the result's as stored; ` +
 	`edits come in file order and do not overlap; a text ends with "\n" unless it reaches the end of the file. ` +
 	"path and base default to the spliced result's file. The file must still hold base's bytes: otherwise conflict, " +
 	"which names the file's current text as a result, to redo the edit on; without base only a new file is written. " +
@@ -27,8 +28,11 @@ func writeFileTool(cfg ToolConfig) transport.Tool {
 		client: "Write a file under the root from an edit of a result you inspected, without generating unchanged text again. " +
 			"Give exactly one of: splice, line edits of a stored result ({\"result\", \"edits\"}: usually the best); compose, " +
 			"the new text as parts (literal strings and stored selections); or text, the whole new text. " +
-			`An edit is {"lines": [first, last], "text"} (replace those whole lines) or {"before": n, "text"} (insert before line n; ` +
-			"n = lines + 1 appends). Line numbers refer to the result as stored; edits come in file order and must not overlap; " +
+			`An edit is {"lines": [first, last], "text"} (replace those whole lines), {"before": n, "text"} (insert before line n; ` +
+			`n = lines + 1 appends) or {"after": n, "text"} (insert after line n). Each position is a line number or, better, the line's ` +
+			`anchor ("41#xy") as numbered get_lines and find show it: an anchor whose line does not hold the text you saw fails ` +
+			`(anchor_mismatch) instead of landing; anchors are not part of the text. ` +
+			"Line numbers refer to the result as stored; edits come in file order and must not overlap; " +
 			`a non-empty text must end with "\n" unless it is the last edit and reaches the end of the result. ` +
 			"path defaults to the spliced result's file, and base, the result the edit was made from, to the spliced result when " +
 			"it is that file's. The file must still hold exactly base's bytes (otherwise conflict, which retains the file's current text as a result: redo the " +
@@ -40,14 +44,16 @@ func writeFileTool(cfg ToolConfig) transport.Tool {
 		// splice first: usually the best for a model.
 		order: []string{"path", "splice", "compose", "text", "base"},
 		input: map[string]keywords{
-			"path":                  {description: "File to write, relative to the root (default: the spliced result's path)."},
-			"splice":                {description: "Line edits of a stored result: its text with the edits applied."},
-			"splice/result":         {description: "Result ID to edit, e.g. r3."},
-			"splice/sha256":         {description: "Optional prefix (12-64 hex digits) of its SHA-256."},
-			"splice/edits":          {description: "Edits in file order, not overlapping; [] keeps the text."},
-			"splice/edits[]":        {description: editDescription},
-			"splice/edits[]/lines":  {description: "The stored lines [first, last] to replace; [n, n] for one line."},
-			"splice/edits[]/before": {description: "Insert before this stored line; lines + 1 appends."},
+			"path":                   {description: "File to write, relative to the root (default: the spliced result's path)."},
+			"splice":                 {description: "Line edits of a stored result: its text with the edits applied."},
+			"splice/result":          {description: "Result ID to edit, e.g. r3."},
+			"splice/sha256":          {description: "Optional prefix (12-64 hex digits) of its SHA-256."},
+			"splice/edits":           {description: "Edits in file order, not overlapping; [] keeps the text."},
+			"splice/edits[]":         {description: editDescription},
+			"splice/edits[]/lines":   {description: "The stored lines [first, last] to replace; [n, n] for one line."},
+			"splice/edits[]/lines[]": {description: positionDescription},
+			"splice/edits[]/before":  {description: "Insert before this stored line: " + positionDescription + " lines + 1, a number, appends."},
+			"splice/edits[]/after":   {description: "Insert after this stored line: " + positionDescription},
 			"splice/edits[]/text": {description: `The new text: a string ("" deletes), or {"$compose": [part, ...]}. A non-empty text ends with "\n" ` +
 				"unless it is the last edit and reaches the end of the result."},
 			"compose":           {description: "The new text as parts, concatenated."},
@@ -56,6 +62,7 @@ func writeFileTool(cfg ToolConfig) transport.Tool {
 			"compose[]/sha256":  {description: "Optional prefix (12-64 hex digits) of the result's SHA-256."},
 			"compose[]/bytes":   {description: "Half-open byte range [start, end)."},
 			"compose[]/lines":   {minItems: 1, maxItems: 2, description: "Inclusive lines [first, last], or [first] to the end."},
+			"compose[]/lines[]": {description: positionDescription},
 			"compose[]/pointer": {description: "RFC 6901 JSON pointer into a JSON result."},
 			"compose[]/as": {enum: []string{briefing.AsLexeme, briefing.AsString},
 				description: "With pointer: the value as written (lexeme, default) or a string's decoded text."},
@@ -74,4 +81,10 @@ const partDescription = `A part: a string (literal text), or a reference {"resul
 
 // editDescription describes one edit of a splice.
 const editDescription = `One edit: {"lines": [first, last], "text"} replaces those whole lines (newlines ` +
-	`included) by text; {"before": n, "text"} inserts text before line n (n = lines + 1 appends).`
+	`included) by text; {"before": n, "text"} inserts text before line n (n = lines + 1 appends); {"after": n, "text"} ` +
+	`inserts text after line n.`
+
+// positionDescription describes a line position of an edit or a
+// reference, which names no type: a number or an anchor (SPEC section 9).
+const positionDescription = `A line number, or the line's anchor ("41#xy", a string) as numbered get_lines and find ` +
+	`show it, which the line must match (else anchor_mismatch).`

@@ -933,8 +933,11 @@ func (a *agent) renderEdits(edits []spliceEdit) ([]byte, error) {
 
 // position is one position as JSON: line aim, meaning line meant.
 func (a *agent) position(aim, meant int) ([]byte, error) {
-	if !a.anchoredEdits() || meant < 1 || meant > len(a.oldLines) {
+	if !a.s.anchored || meant < 1 || meant > len(a.oldLines) {
 		return strconv.AppendInt(nil, int64(aim), 10), nil
+	}
+	if !a.write {
+		return appendString(nil, a.anchor(aim)), nil
 	}
 	chars, ok := a.anchorOf[meant]
 	if !ok {
@@ -1028,6 +1031,12 @@ func apart(edits []spliceEdit, i int, kind string, aim [2]int) bool {
 		}
 	}
 	return true
+}
+
+// anchor is old line n's anchor, "41#xy" (SPEC 4.4), as the stored bytes give it:
+// the splice agent's governing client holds them.
+func (a *agent) anchor(n int) string {
+	return selectors.Anchor(n, selectors.AnchorChars(content(a.oldLines[n-1])))
 }
 
 // A part of an edit's text: literal bytes, or old lines First..Last.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loom-results/loom-results/selectors"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -90,7 +91,7 @@ func TestRun(t *testing.T) {
 			partFind:    compactLen(t, map[string]any{"result": "r1", "pattern": "func step40(x int) int { return x + 40 }"}),
 			partRead:    compactLen(t, map[string]any{"result": "r1", "first": 41, "last": 41}),
 			partExpand: compactLen(t, map[string]any{"arguments": map[string]any{"path": "mid.go", "content": map[string]any{
-				"$splice": map[string]any{"result": "r1", "edits": []any{map[string]any{"lines": []int{40, 41}, "text": newText}}}}}}),
+				"$splice": map[string]any{"result": "r1", "edits": []any{map[string]any{"lines": []string{anchorOf(midGo, 40), anchorOf(midGo, 41)}, "text": newText}}}}}}),
 		}, generated(f.LoomParts))
 		// A lookup's text is the selection itself (SPEC 5).
 		assert.Equal(t, int64(len(lines(midGo, 41, 41))), f.LoomParts[partRead].Read)
@@ -192,7 +193,7 @@ func TestRunWriteAgent(t *testing.T) {
 		f := rep.Files[0]
 		newText := "func step40(x int) int { return x * 40 }\nfunc step41(x int) int { return x * 41 }\n"
 		assert.Equal(t, compactLen(t, map[string]any{"splice": map[string]any{"result": "r1",
-			"edits": []any{map[string]any{"lines": []int{40, 41}, "text": newText}}}}), f.LoomParts[partWrite].Generated,
+			"edits": []any{map[string]any{"lines": []string{anchorOf(midGo, 40), anchorOf(midGo, 41)}, "text": newText}}}}), f.LoomParts[partWrite].Generated,
 			"the path and base default to the inspected file's")
 		assert.Equal(t, compactLen(t, map[string]any{"paths": []string{"mid.go"}, "pattern": "func step40(x int) int { return x + 40 }"}),
 			f.LoomParts[partFind].Generated, "one hunk: a find of one pattern, over the path")
@@ -276,4 +277,11 @@ func TestWriteAgentAnswers(t *testing.T) {
 	assert.Equal(t, int64(len("r1 f.txt:\n30#u5: line 30 of the file\n")), text.LoomParts[partFind].Read)
 	assert.Greater(t, full.LoomParts[partFind].Read, 3*text.LoomParts[partFind].Read, "find's JSON: the digest, the budget, the match's members")
 	assert.Greater(t, full.LoomParts[partWrite].Read, text.LoomParts[partWrite].Read)
+}
+
+// anchorOf is line n's anchor in text (SPEC 4.4): the agent names the
+// lines it edits by their anchors.
+func anchorOf(text string, n int) string {
+	line := strings.TrimSuffix(strings.TrimSuffix(lines(text, n, n), "\n"), "\r")
+	return selectors.Anchor(n, selectors.AnchorChars([]byte(line)))
 }
