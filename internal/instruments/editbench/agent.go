@@ -117,6 +117,9 @@ type agent struct {
 	turnPending bool
 	// mis makes misaimed edits (Options.Misaim); nil for none.
 	mis *misaimer
+	// afterFind says that the model's last call was a find: the next read
+	// waits for its answer, in a new turn.
+	afterFind bool
 }
 
 func newAgent(s *session, j *job, r *FileResult, kind, root string, mis *misaimer) *agent {
@@ -149,31 +152,17 @@ func (a *agent) run(ctx context.Context) error {
 		if err := a.inspect(ctx); err != nil {
 			return err
 		}
-		for _, h := range a.j.hunks {
-			if err := a.locate(ctx, h); err != nil {
-				return err
-			}
-			if err := a.read(ctx, h); err != nil {
-				return err
-			}
-		}
-	} else {
-		// A stock client's model locates every change (a find of several
-		// patterns, then one find a turn for what is left), then reads
-		// what it needs in one turn.
-		if err := a.locateMany(ctx); err != nil {
+	} else if err := a.locateMany(ctx); err != nil {
+		return err
+	}
+	// Each find is a turn of its own (it depends on the answer before);
+	// the reads after it share the next turn.
+	for _, h := range a.j.hunks {
+		if err := a.locate(ctx, h); err != nil {
 			return err
 		}
-		for _, h := range a.j.hunks {
-			if err := a.locate(ctx, h); err != nil {
-				return err
-			}
-		}
-		a.turnPending = true
-		for _, h := range a.j.hunks {
-			if err := a.read(ctx, h); err != nil {
-				return err
-			}
+		if err := a.read(ctx, h); err != nil {
+			return err
 		}
 	}
 	if a.write && (a.id == "" || a.lines == 0 && a.appends()) {
@@ -457,6 +446,7 @@ func distinctive(p string) bool {
 func (a *agent) find(ctx context.Context, n int, p string) (bool, error) {
 	// Each find depends on the answer of the one before: a turn of its own.
 	a.turnPending = a.write
+	a.afterFind = a.write
 	ans, err := a.call(ctx, partFind, "find", a.target(&obj{}, true).str("pattern", p).bytes())
 	if err != nil {
 		return false, err
@@ -675,6 +665,9 @@ func (a *agent) read(ctx context.Context, h hunk) error {
 			last++
 		}
 		byPath := a.id == ""
+		if a.afterFind {
+			a.turnPending, a.afterFind = true, false
+		}
 		args := a.target(&obj{}, false).int("first", first).int("last", last)
 		if numbered {
 			args.raw("numbered", []byte("true"))
@@ -810,6 +803,9 @@ func (a *agent) appends() bool {
 // has told them.
 func (a *agent) probe(ctx context.Context) error {
 	args := (&obj{}).str("path", a.j.oldPath).int("end", 0).bytes()
+	if a.afterFind {
+		a.turnPending, a.afterFind = true, false
+	}
 	ans, err := a.call(ctx, partRead, "get_range", args)
 	if err != nil {
 		return err
@@ -1255,6 +1251,7 @@ func (a *agent) locateMany(ctx context.Context) error {
 		if len(batch) > 5 {
 			o.int("max_matches", 100)
 		}
+		a.afterFind = a.write
 		ans, err := a.call(ctx, partFind, "find", o.bytes())
 		if err != nil {
 			return err
