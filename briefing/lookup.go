@@ -194,18 +194,13 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 	if !numbered {
 		return b.answer(r, sel, "", text, sized)
 	}
-	// Measure the numbered text before building it: a selection over the
-	// caps is never built, and one over the lookup cap never measured. The
-	// anchors and ": " are never escaped.
-	prefixes := anchorWidths(first, l)
-	// The header's quotes are the text's: each measure counts them once.
-	size := int64(len(r.head)) + int64(len(text)) + prefixes
-	var escaped int64
-	if size <= b.opts.Limits.MaxLookupBytes {
-		escaped = limits.EscapedSize(r.head) - 2 + limits.EscapedSize(text) + prefixes
-	}
-	if err := b.budget.ChargeSelected(sized, size, escaped); err != nil {
-		return nil, err
+	// Its size is known before it is built (the anchors and ": " are
+	// never escaped): a selection over the lookup cap is refused unbuilt;
+	// one within it is built, then escaped for the answer and measured in
+	// one pass, as answer does. The header's quotes are the text's.
+	size := int64(len(r.head)) + int64(len(text)) + anchorWidths(first, l)
+	if size > b.opts.Limits.MaxLookupBytes {
+		return nil, b.budget.ChargeSelected(sized, size, 0) // lookup_too_large
 	}
 	out := make([]byte, 0, size)
 	out = append(out, r.head...)
@@ -224,7 +219,10 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 		start = end
 	}
 	numberedText := string(out)
-	quoted := limits.AppendJSONString(make([]byte, 0, escaped+escaped/8), numberedText, true)
+	quoted, escaped := limits.AppendMeasured(make([]byte, 0, size+size/8+2), numberedText)
+	if err := b.budget.ChargeSelected(sized, size, escaped); err != nil {
+		return nil, err
+	}
 	return b.selection(r, sel, "", numberedText, quoted, size, escaped), nil
 }
 

@@ -328,6 +328,12 @@ export const LOOP_TOOLS = ["find", "get_lines", "write_file"];
 // resultID is the first result ID in what the model was shown.
 const resultID = (shown) => /\b(r\d+)\b/.exec(shown ?? "")?.[1] ?? "r?";
 
+// lineRef is how the model names line n in an edit: by the anchor that
+// find or numbered get_lines showed it ("2#xy", SPEC v5 section 4.4), in
+// the text or in the JSON of a structured answer; by its number when no
+// answer showed one (a server older than anchors).
+const lineRef = (shown, n) => new RegExp(`\\b${n}#[a-z2-7]{2}\\b`).exec(shown.join("\n"))?.[0] ?? n;
+
 // plan is the scripted model's session: the calls it makes, each a
 // function of what it was shown before. With find over paths and lookups
 // by path (SPEC v4) it follows the server's instructions; without them
@@ -339,7 +345,7 @@ function plan(byPath) {
       () => ({ tool: "find", input: { paths: ["."], pattern: "beta" } }),
       () => ({ tool: "find", input: { paths: ["."], pattern: "no such text" } }),
       () => ({ tool: "get_lines", input: { path: FILE, first: 1, last: 3, numbered: true } }),
-      (shown) => ({ tool: "write_file", input: { splice: { result: resultID(shown[0]), edits: [{ lines: [2, 2], text: NEW_LINE }] } } }),
+      (shown) => ({ tool: "write_file", input: { splice: { result: resultID(shown[0]), edits: [{ lines: [lineRef(shown, 2), lineRef(shown, 2)], text: NEW_LINE }] } } }),
       () => ({ tool: "get_lines", input: { path: FILE, first: 90, last: 99 } }),
     ];
   }
@@ -348,7 +354,7 @@ function plan(byPath) {
     (shown) => ({ tool: "find", input: { result: resultID(shown[0]), pattern: "beta" } }),
     (shown) => ({ tool: "find", input: { result: resultID(shown[0]), pattern: "no such text" } }),
     (shown) => ({ tool: "get_lines", input: { result: resultID(shown[0]), first: 1, last: 3, numbered: true } }),
-    (shown) => ({ tool: "write_file", input: { splice: { result: resultID(shown[0]), edits: [{ lines: [2, 2], text: NEW_LINE }] } } }),
+    (shown) => ({ tool: "write_file", input: { splice: { result: resultID(shown[0]), edits: [{ lines: [lineRef(shown, 2), lineRef(shown, 2)], text: NEW_LINE }] } } }),
     (shown) => ({ tool: "get_lines", input: { result: resultID(shown[0]), first: 90, last: 99 } }),
   ];
 }

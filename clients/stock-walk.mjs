@@ -1,12 +1,14 @@
 // stock-walk.mjs walks loom-results as a stock MCP client uses it (SPEC
-// v4 sections 1, 2, 4, 5.3 and 9: --steps model --write, which answers in
+// v5 sections 1, 2, 4, 4.4, 5.2, 5.3 and 9: --steps model --write, which answers in
 // text alone), with the official TypeScript SDK's client standing in for
 // Claude Code, Cursor, VS Code or Codex: find over the project with two
 // patterns (no inspect: its answer names the file's result) -> get_lines
-// numbered -> write_file splice -> a second write_file on the result the
-// first retained -> the file changed behind the server's back -> conflict,
-// which names the file's current text as a result -> write_file splicing
-// that result -> a step's lookups spent -> begin_step. It checks every
+// numbered -> write_file splice, naming lines by the anchors that find and
+// get_lines show -> a second write_file on the result the first retained
+// -> the file changed behind the server's back -> conflict, which names
+// the file's current text as a result -> write_file splicing that result
+// -> a step's lookups spent -> begin_step -> an edit aimed one line off,
+// which fails with anchor_mismatch naming the line meant. It checks every
 // answer and the file on disk, then makes the same two edits with
 // @modelcontextprotocol/server-filesystem (read_text_file, edit_file) and
 // prints, for each, the calls, the bytes the model reads (what Claude Code
@@ -58,6 +60,14 @@ writeFileSync(file, original);
 // A file without matches: find reads it and retains nothing of it.
 writeFileSync(join(ws, "notes.md"), "# Notes\n\nNothing here mentions the handlers.\n");
 const sha = (s) => createHash("sha256").update(s).digest("hex");
+// anchorOf is line n's anchor in text (SPEC 4.4): its number, "#", and the
+// first two lowercase base32 characters of the SHA-256 of its text
+// without its ending.
+const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+const anchorOf = (text, n) => {
+  const d = createHash("sha256").update(text.split("\n")[n - 1].replace(/\r$/, "")).digest();
+  return `${n}#${ALPHABET[d[0] >> 3]}${ALPHABET[((d[0] & 7) << 2) | (d[1] >> 6)]}`;
+};
 const lineOf = (text, needle) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
 
 let passed = 0;
@@ -122,17 +132,18 @@ try {
   const h40 = lineOf(original, "Handle40(");
   let res = await call("find", { paths: ["."], patterns: ['Errorf("handle 17:', "Handle40("] });
   check("find over paths, two patterns: the file's result, then both lines", text(res),
-    `r1 service.go:\n${l17}: ${original.split("\n")[l17 - 1]}\n${h40}: ${original.split("\n")[h40 - 1]}\n`);
+    `r1 service.go:\n${anchorOf(original, l17)}: ${original.split("\n")[l17 - 1]}\n${anchorOf(original, h40)}: ${original.split("\n")[h40 - 1]}\n`);
   check("answers carry no structured content", res.structuredContent, undefined);
 
   // The lines around the second place, numbered.
   res = await call("get_lines", { result: "r1", first: h40 - 1, last: h40 + 5, numbered: true });
-  check("get_lines numbered: \"N: \" prefixes", text(res).split("\n")[1], `${h40}: func (s *Service) Handle40(ctx context.Context, req Request) (Response, error) {`);
+  check("get_lines numbered: anchor prefixes", text(res).split("\n")[1], `${anchorOf(original, h40)}: func (s *Service) Handle40(ctx context.Context, req Request) (Response, error) {`);
 
-  // Edit 1: a splice with the default path and base.
+  // Edit 1: a splice with the default path and base, its lines named by
+  // their anchors.
   res = await call("write_file", { splice: { result: "r1", edits: [
-    { lines: [l17, l17], text: e1new },
-    { before: h40 - 1, text: e1ins },
+    { lines: [anchorOf(original, l17), anchorOf(original, l17)], text: e1new },
+    { before: anchorOf(original, h40 - 1), text: e1ins },
   ] } });
   check("write_file 1: path, base, new result", text(res).split("\n")[0],
     `wrote service.go: ${Buffer.byteLength(afterEdit1)} bytes, 330 lines, sha256=${sha(afterEdit1).slice(0, 12)} result=r2 base=r1`);
@@ -141,7 +152,8 @@ try {
 
   // Edit 2 on r2, whose line numbers moved by the inserted line.
   const ret40 = lineOf(afterEdit1, e2old.trimEnd());
-  res = await call("write_file", { splice: { result: "r2", edits: [{ lines: [ret40, ret40], text: e2new }] } });
+  const at2 = anchorOf(afterEdit1, ret40);
+  res = await call("write_file", { splice: { result: "r2", edits: [{ lines: [at2, at2], text: e2new }] } });
   check("write_file 2: base r2, result r3", /result=r3 base=r2\n/.test(text(res)), true);
   check("write_file 2: the file on disk", readFileSync(file, "utf8") === afterEdit2, true);
   Object.assign(loomTally, tally);
@@ -151,13 +163,15 @@ try {
   // without reading the file again.
   const behind = afterEdit2.replace("package service", "package service // edited elsewhere");
   writeFileSync(file, behind);
-  res = await call("write_file", { splice: { result: "r3", edits: [{ lines: [ret40, ret40], text: "\treturn s.respondFast(req, 40), nil\n" }] } });
+  const at3 = anchorOf(afterEdit2, ret40);
+  res = await call("write_file", { splice: { result: "r3", edits: [{ lines: [at3, at3], text: "\treturn s.respondFast(req, 40), nil\n" }] } });
   const [first, ...diff] = text(res).split("\n");
   check("write_file on a changed file: conflict, naming the current text", [res.isError, first],
     [true, `error conflict: file "service.go" changed since r3 was read (${Buffer.byteLength(afterEdit2)} -> ${Buffer.byteLength(behind)} bytes); its current text is r4: make the edit on r4`]);
   check("the conflict shows the change from r3", diff.join("\n"), "@@ -1,2 +1,2 @@\n-package service\n+package service // edited elsewhere\n \n");
   check("the conflict wrote nothing", readFileSync(file, "utf8") === behind, true);
-  res = await call("write_file", { splice: { result: "r4", edits: [{ lines: [ret40, ret40], text: "\treturn s.respondFast(req, 40), nil\n" }] } });
+  const at4 = anchorOf(behind, ret40);
+  res = await call("write_file", { splice: { result: "r4", edits: [{ lines: [at4, at4], text: "\treturn s.respondFast(req, 40), nil\n" }] } });
   check("write_file on the current result", [res.isError ?? false, readFileSync(file, "utf8") === behind.replace(e2new, "\treturn s.respondFast(req, 40), nil\n")],
     [false, true]);
 
@@ -168,6 +182,18 @@ try {
   res = await call("begin_step", {});
   res = await call("get_lines", { result: "r5", first: 1, last: 1 });
   check("after begin_step the lookup is served", text(res), "package service // edited elsewhere\n");
+
+  // An edit aimed one line off (the number of the line after, the
+  // characters of the line meant) fails instead of landing, and names the
+  // line meant by its anchor, so that the model can resend at once.
+  const current = readFileSync(file, "utf8");
+  const meant = anchorOf(current, ret40);
+  const off = `${ret40 + 1}#${meant.split("#")[1]}`;
+  res = await call("write_file", { splice: { result: "r5", edits: [{ lines: [off, off], text: "\treturn s.respond(req, 40), nil\n" }] } });
+  check("an anchor one line off: anchor_mismatch naming the line meant", [res.isError, text(res).includes(
+    `error anchor_mismatch: line ${ret40 + 1} is ${anchorOf(current, ret40 + 1)} "}", not ${off}; ${meant} is "\\treturn s.respondFast(req, 40), nil"`)],
+  [true, true]);
+  check("the misaimed edit wrote nothing", readFileSync(file, "utf8") === current, true);
 } catch (err) {
   failed++;
   console.log(`FAIL loom session: ${err?.stack ?? err}`);
@@ -248,8 +274,8 @@ async function runWalk() {
 
     res = await call("find", { result: "r1", pattern: "FAIL" });
     t = text(res);
-    check("find FAIL: the failing test first", /^\d+: --- FAIL: TestAdd/.test(t), true);
-    const failLine = Number(t.split(":")[0]);
+    check("find FAIL: the failing test first", /^\d+#[a-z2-7]{2}: --- FAIL: TestAdd/.test(t), true);
+    const failLine = Number(t.split("#")[0]);
     res = await call("get_lines", { result: "r1", first: failLine, last: failLine + 1 });
     check("get_lines after FAIL: the message", text(res).includes("Add(1, 2) = -1, want 3"), true);
 
@@ -257,8 +283,9 @@ async function runWalk() {
     // by path: the answer's header line names the file's result.
     res = await call("find", { paths: ["add.go"], pattern: "return a" });
     t = text(res);
-    check("find in add.go by path: its result and the line", t, "r2 add.go:\n5: \treturn a - b\n");
-    res = await call("write_file", { splice: { result: "r2", edits: [{ lines: [5, 5], text: "\treturn a + b\n" }] } });
+    const ret = anchorOf(readFileSync(join(dir, "add.go"), "utf8"), 5);
+    check("find in add.go by path: its result and the line", t, `r2 add.go:\n${ret}: \treturn a - b\n`);
+    res = await call("write_file", { splice: { result: "r2", edits: [{ lines: [ret, ret], text: "\treturn a + b\n" }] } });
     check("write_file the fix", [res.isError ?? false, readFileSync(join(dir, "add.go"), "utf8").includes("return a + b")], [false, true]);
 
     res = await call("run", { name: "test" });
