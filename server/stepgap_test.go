@@ -72,9 +72,9 @@ func budgetStep(t *testing.T, res map[string]any) string {
 
 // TestStepGap: with --step-gap, calls made back to back share a step, and
 // a pause of at least the gap begins one (SPEC section 6), over stdio and
-// per HTTP session: a refused step is lifted, other requests neither begin
-// a step nor count as answers, and begin_step after a pause begins just
-// one. With --step-gap 0 no pause begins a step.
+// per HTTP session: a refused step is lifted, other requests (and a call
+// of an unknown tool) neither begin a step nor count as answers, and
+// begin_step after a pause begins just one. With --step-gap 0 no pause begins a step.
 func TestStepGap(t *testing.T) {
 	t.Parallel()
 	for _, transportName := range []string{"stdio", "http"} {
@@ -110,7 +110,8 @@ func TestStepGap(t *testing.T) {
 				pause()
 				client.other(`{"jsonrpc":"2.0","id":900,"method":"tools/list"}`)
 				client.other(`{"jsonrpc":"2.0","id":901,"method":"ping"}`)
-				lookup() // tools/list and ping are no answers: the pause stands
+				client.other(`{"jsonrpc":"2.0","id":902,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)
+				lookup() // tools/list, ping and an unknown tool's call are no answers: the pause stands
 				pause()
 				id++
 				step := mcptest.Structured(client.call(id, "begin_step", `{}`))["step"]

@@ -121,7 +121,7 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 				stream = &sseStream{t: t, w: w}
 				ctx = withNotifier(ctx, stream)
 			}
-			if isToolCall(&msg) {
+			if t.tr.isToolCall(&msg) {
 				// Deferred: it runs once the answer below is written.
 				msg.newStep = sess.steps.arrive(read)
 				defer func() { sess.steps.answered(time.Now()) }()

@@ -251,7 +251,7 @@ func (c *stdioConn) read() (*stdioItem, error) {
 	if it.msg.request() && !it.answered {
 		it.req = &pending{id: it.msg.id}
 		c.reqs.add(it.req)
-		if isToolCall(&it.msg) {
+		if c.tr.isToolCall(&it.msg) {
 			it.call = true
 			it.msg.newStep = c.gaps.arrive(now)
 		}

@@ -57,7 +57,9 @@ func (s *stepClock) answered(now time.Time) {
 }
 
 // isToolCall reports a message that the gap rule counts: a tools/call
-// request.
-func isToolCall(m *inbound) bool {
-	return m.request() && m.method == string(mcp.MethodToolsCall)
+// request of a tool the transport serves. A call of an unknown tool runs
+// nothing: it neither begins a step nor counts as an answer, so that the
+// call that follows it still finds the pause before it.
+func (tr *Transport) isToolCall(m *inbound) bool {
+	return m.request() && m.method == string(mcp.MethodToolsCall) && tr.tools[m.tool] != nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -60,15 +61,19 @@ func TestStepClock(t *testing.T) {
 	}
 }
 
-// TestIsToolCall: only a tools/call request takes part in the gap rule.
+// TestIsToolCall: only a tools/call request of a served tool takes part
+// in the gap rule.
 func TestIsToolCall(t *testing.T) {
 	t.Parallel()
+	tr := New(Config{Tools: []Tool{{Tool: mcp.Tool{Name: "find"}}}})
 	tests := []struct {
 		body string
 		want bool
 	}{
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"find"}}`, true},
-		{`{"jsonrpc":"2.0","id":"a","method":"tools/call"}`, true},
+		{`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"find","arguments":{}}}`, true},
+		{`{"jsonrpc":"2.0","id":"a","method":"tools/call"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fnid"}}`, false},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, false},
 		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"find"}}`, false},
@@ -77,6 +82,6 @@ func TestIsToolCall(t *testing.T) {
 	for _, tt := range tests {
 		m, bad := readMessage([]byte(tt.body))
 		assert.Nil(t, bad, tt.body)
-		assert.Equal(t, tt.want, isToolCall(&m), tt.body)
+		assert.Equal(t, tt.want, tr.isToolCall(&m), tt.body)
 	}
 }
