@@ -19,8 +19,8 @@ import (
 // they make to begin a step: real waits, so that the tests assert step
 // numbers, never how fast anything ran.
 const (
-	gapTestGap   = 50 * time.Millisecond
-	gapTestPause = 3 * gapTestGap
+	gapTestGap   = 200 * time.Millisecond
+	gapTestPause = 2 * gapTestGap
 )
 
 // gapClient is one briefing's client, over stdio or HTTP.

@@ -27,7 +27,7 @@ func TestStepGapFlag(t *testing.T) {
 	}{
 		{"default, a pause past 500ms", []string{"--steps", "model"}, 700 * time.Millisecond, []int64{1, 1, 2}},
 		{"0: never", []string{"--steps", "model", "--step-gap", "0"}, 700 * time.Millisecond, []int64{1, 1, 1}},
-		{"50ms", []string{"--steps", "model", "--step-gap", "50ms"}, 150 * time.Millisecond, []int64{1, 1, 2}},
+		{"200ms", []string{"--steps", "model", "--step-gap", "200ms"}, 400 * time.Millisecond, []int64{1, 1, 2}},
 		{"client steps", []string{"--steps", "client"}, 700 * time.Millisecond, []int64{1, 1, 1}},
 	}
 	for _, tt := range tests {
