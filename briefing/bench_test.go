@@ -78,6 +78,25 @@ func BenchmarkGetLinesNearEnd(b *testing.B) {
 	}
 }
 
+// BenchmarkGetLinesNumbered8KiB is a numbered get_lines of lines
+// 1000-1149 of a 4000-line file: 7,950 bytes with the lines' anchors.
+func BenchmarkGetLinesNumbered8KiB(b *testing.B) {
+	var sb strings.Builder
+	for i := 1; i <= 4000; i++ {
+		fmt.Fprintf(&sb, "\tvalue%05d := compute(%d, input) // step\n", i, i)
+	}
+	br := benchRoot(b, "f.go", sb.String())
+	if e := br.inspectPaths([]string{"f.go"}); e[0].Err != nil {
+		b.Fatal(e[0].Err)
+	}
+	last := int64(1149)
+	for b.Loop() {
+		if _, err := br.getLines(Ref{Result: "r1"}, 1000, &last, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkExpand16MiB1000Parts composes the 16 MiB result from 1,000 line
 // references with a literal between each, as a large rewrite would.
 func BenchmarkExpand16MiB1000Parts(b *testing.B) {

@@ -3,6 +3,7 @@ package briefing
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/engine/jsontape"
@@ -202,10 +203,14 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 	if size > b.opts.Limits.MaxLookupBytes {
 		return nil, b.budget.ChargeSelected(sized, size, 0) // lookup_too_large
 	}
-	out := make([]byte, 0, size)
-	out = append(out, r.head...)
+	// Built in a strings.Builder of its exact size: the text is not
+	// copied again to become a string.
+	var out strings.Builder
+	out.Grow(int(size))
+	out.WriteString(r.head)
 	data := r.Text.Data
 	start := span.Start
+	var anchor [32]byte
 	for n := first; n <= l; n++ {
 		// Each line's end from the text itself: the lines are contiguous,
 		// and the last ends the span.
@@ -213,12 +218,12 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 		if i := bytes.IndexByte(data[start:span.End], '\n'); i >= 0 {
 			end = start + i + 1
 		}
-		out = selectors.AppendAnchor(out, int(n), selectors.AnchorChars(content(data[start:end])))
-		out = append(out, ": "...)
-		out = append(out, data[start:end]...)
+		out.Write(selectors.AppendAnchor(anchor[:0], int(n), selectors.AnchorChars(content(data[start:end]))))
+		out.WriteString(": ")
+		out.Write(data[start:end])
 		start = end
 	}
-	numberedText := string(out)
+	numberedText := out.String()
 	quoted, escaped := limits.AppendMeasured(make([]byte, 0, size+size/8+2), numberedText)
 	if err := b.budget.ChargeSelected(sized, size, escaped); err != nil {
 		return nil, err

@@ -332,7 +332,7 @@ const resultID = (shown) => /\b(r\d+)\b/.exec(shown ?? "")?.[1] ?? "r?";
 // find or numbered get_lines showed it ("2#xy", SPEC v5 section 4.4), in
 // the text or in the JSON of a structured answer; by its number when no
 // answer showed one (a server older than anchors).
-const lineRef = (shown, n) => new RegExp(`\\b${n}#[a-z2-7]{2}\\b`).exec(shown.join("\n"))?.[0] ?? n;
+const lineRef = (shown, n) => new RegExp(`(?<![0-9])${n}#[a-z2-7]{2}(?![a-z2-7])`).exec(shown.join("\n"))?.[0] ?? n;
 
 // plan is the scripted model's session: the calls it makes, each a
 // function of what it was shown before. With find over paths and lookups

@@ -52,8 +52,8 @@ func writeFileTool(cfg ToolConfig) transport.Tool {
 			"splice/edits[]":         {description: editDescription},
 			"splice/edits[]/lines":   {description: "The stored lines [first, last] to replace; [n, n] for one line."},
 			"splice/edits[]/lines[]": {description: positionDescription},
-			"splice/edits[]/before":  {description: "Insert before this stored line: " + positionDescription + " lines + 1, a number, appends."},
-			"splice/edits[]/after":   {description: "Insert after this stored line: " + positionDescription},
+			"splice/edits[]/before":  {description: "Insert before this stored line: " + positionWords + " lines + 1, a number, appends."},
+			"splice/edits[]/after":   {description: "Insert after this stored line: " + positionWords},
 			"splice/edits[]/text": {description: `The new text: a string ("" deletes), or {"$compose": [part, ...]}. A non-empty text ends with "\n" ` +
 				"unless it is the last edit and reaches the end of the result."},
 			"compose":           {description: "The new text as parts, concatenated."},
@@ -84,7 +84,10 @@ const editDescription = `One edit: {"lines": [first, last], "text"} replaces tho
 	`included) by text; {"before": n, "text"} inserts text before line n (n = lines + 1 appends); {"after": n, "text"} ` +
 	`inserts text after line n.`
 
-// positionDescription describes a line position of an edit or a
-// reference, which names no type: a number or an anchor (SPEC section 9).
-const positionDescription = `A line number, or the line's anchor ("41#xy", a string) as numbered get_lines and find ` +
+// positionWords describe a line position of an edit or a reference,
+// which names no type: a number or an anchor (SPEC section 9);
+// positionDescription is them as a sentence of its own.
+const positionWords = `a line number, or the line's anchor ("41#xy", a string) as numbered get_lines and find ` +
 	`show it, which the line must match (else anchor_mismatch).`
+
+var positionDescription = "A" + positionWords[1:]
