@@ -293,8 +293,14 @@ func (s Summary) WriteTable(w io.Writer) error {
 		s.Repo, s.Agent, answers, s.Commits, span, s.Files, s.Preserved, 100*s.PreservationRate)
 	fmt.Fprintf(&b, "hunks %d: git's position for %d (%.2f%%); finds %d (%d ambiguous), lookups %d, steps %d, retries %d; %d calls (%.2f a file)\n",
 		s.Hunks, s.OracleHunks, 100*s.OracleRate, s.Finds, s.Ambiguous, s.Lookups, s.Steps, s.Retries, s.Calls, s.CallsPerFile)
-	fmt.Fprintf(&b, "without begin_step: %.2f calls and %.2f turns a file (%d begin_step calls); str_replace: %.2f calls a file\n",
-		s.CallsPerFileWithoutStep, s.TurnsPerFile, s.StepCalls, s.StrReplaceCallsPerFile)
+	if s.Agent == AgentWrite {
+		// The model's turns and begin_step calls; the splice agent's steps
+		// are its governing client's, and its turns are not modelled.
+		fmt.Fprintf(&b, "without begin_step: %.2f calls and %.2f turns a file (%d begin_step calls); str_replace: %.2f calls a file\n",
+			s.CallsPerFileWithoutStep, s.TurnsPerFile, s.StepCalls, s.StrReplaceCallsPerFile)
+	} else {
+		fmt.Fprintf(&b, "str_replace: %.2f calls a file\n", s.StrReplaceCallsPerFile)
+	}
 	if s.StepGap != "" {
 		fmt.Fprintf(&b, "the server's --step-gap %s: steps begin by themselves between the model's turns\n", s.StepGap)
 	}
