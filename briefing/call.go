@@ -50,6 +50,10 @@ type Call struct {
 	// Progress, when not nil, gets a long operation's progress as it
 	// happens (run's, SPEC section 10), from another goroutine.
 	Progress func(Progress)
+	// NewStep says that the call came after a pause (SPEC section 6,
+	// --step-gap): it runs after a step begins exactly as begin_step
+	// would begin it. A begin_step call after a pause begins just one.
+	NewStep bool
 }
 
 // A Failure is a call's error answer (SPEC section 8): the error, and for
@@ -65,7 +69,8 @@ type Op[A any] func(ctx context.Context, b *Briefing, c Call) (A, *Failure)
 
 // OpOf returns the operation of the tool whose request type is R. It reads
 // R's arguments once, here, and each call runs SPEC section 4's order,
-// the first failure being the answer: for a lookup a refused step and the
+// the first failure being the answer: a step begun first when the call
+// came after a pause (Call.NewStep); for a lookup a refused step and the
 // lookup count, for an edit a refused step; then the arguments, bound by
 // walking their value in the message's index (decode) and checked
 // (Request.check); then the tool's own order (Request.run): the result or
@@ -81,6 +86,9 @@ func OpOf[R any, A any, P interface {
 		p := P(&req)
 		s := p.spends()
 		var zero A
+		if _, stepping := any(p).(*BeginStepRequest); c.NewStep && !stepping {
+			b.beginStep()
+		}
 		fail := func(err *errcode.Error) (A, *Failure) {
 			f := &Failure{Err: err}
 			if s != free {

@@ -10,7 +10,11 @@
 // mcp/testdata/conformance/server/*.txtar: a header saying what it checks
 // and which SPEC section, the client's messages, the server's expected
 // responses (compared as JSON, structurally), and the workspace and flags
-// of a fresh server (see Script). Besides the comparison, every answer of a
+// of a fresh server (see Script). The client writes its messages back to
+// back, except where a "wait D" line stands between two of them: there it
+// waits until every request before it is answered, then D more, a pause
+// between turns as --step-gap counts one (SPEC section 6,
+// steps_gap.txtar). Besides the comparison, every answer of a
 // lookup tool is checked against the session's --max-lookup-bytes and
 // --max-step-bytes (SPEC section 6). The scripts live in testdata, at least
 // one per rule group of SPEC.md; `go test ./conformance -run TestScripts

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loom-results/loom-results/internal/testkit/stdioclient"
@@ -169,8 +170,17 @@ func (r Runner) session(ctx context.Context, s *Script) (*session, error) {
 	// request it has read and exits (SPEC section 2). Reading runs at the
 	// same time, so neither side blocks on a full pipe.
 	rootJSON := jsonText(root)
+	seen := newAnswered()
 	go func() {
-		for _, m := range s.Client {
+		for i, m := range s.Client {
+			if m.Wait > 0 {
+				// A pause between turns: once every request before it is
+				// answered.
+				if !seen.waitFor(s.Client[:i]) {
+					break
+				}
+				time.Sleep(m.Wait)
+			}
 			if p.WriteLine(bytes.ReplaceAll(m.Line, []byte(RootVar), rootJSON)) != nil {
 				break
 			}
@@ -184,11 +194,13 @@ func (r Runner) session(ctx context.Context, s *Script) (*session, error) {
 			t = bytes.ReplaceAll(t, rootJSON, []byte(RootVar))
 			t = hideVersion(t)
 			sess.got = append(sess.got, json.RawMessage(t))
+			seen.add(t)
 		}
 		if err != nil {
 			break
 		}
 	}
+	seen.end()
 	sess.exit = p.Wait()
 	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
 		sess.exit = fmt.Errorf("session timed out after %v (%v)", timeout, sess.exit)
@@ -196,6 +208,72 @@ func (r Runner) session(ctx context.Context, s *Script) (*session, error) {
 	sess.stderr = p.Stderr.Bytes()
 	return sess, nil
 }
+
+// answered are the ids of the responses read so far, for a "wait D" line
+// (Script): the writer waits on it, the reader adds to it.
+type answered struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	ids   map[string]bool // compact JSON ids
+	ended bool            // the server's output ended
+}
+
+func newAnswered() *answered {
+	a := &answered{ids: map[string]bool{}}
+	a.cond.L = &a.mu
+	return a
+}
+
+// add records the id of a response line.
+func (a *answered) add(line []byte) {
+	var resp struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &resp) != nil || len(resp.ID) == 0 {
+		return
+	}
+	a.mu.Lock()
+	a.ids[string(compact(resp.ID))] = true
+	a.mu.Unlock()
+	a.cond.Broadcast()
+}
+
+// end records that no more responses come.
+func (a *answered) end() {
+	a.mu.Lock()
+	a.ended = true
+	a.mu.Unlock()
+	a.cond.Broadcast()
+}
+
+// waitFor waits until every request of sent is answered, at most
+// answerWait (a request answered with id null, as one over the message
+// limit is, never shows its id); false when the output ended first.
+func (a *answered) waitFor(sent []ClientMessage) bool {
+	expired := false
+	t := time.AfterFunc(answerWait, func() {
+		a.mu.Lock()
+		expired = true
+		a.mu.Unlock()
+		a.cond.Broadcast()
+	})
+	defer t.Stop()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range sent {
+		for m.ID != nil && !a.ids[string(m.ID)] && !expired {
+			if a.ended {
+				return false
+			}
+			a.cond.Wait()
+		}
+	}
+	return true
+}
+
+// answerWait bounds how long a "wait D" line waits for the answers before
+// it.
+const answerWait = 10 * time.Second
 
 // report prints the session's exchanges with every difference and failed
 // check after the response it concerns. It returns the number of responses

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -188,5 +189,40 @@ func TestHideVersion(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, string(hideVersion([]byte(tt.msg))))
 		})
+	}
+}
+
+// TestParseClientWait: a "wait D" line sets the pause before the message
+// after it; a wait with nothing after it, or without a positive duration,
+// is an error.
+func TestParseClientWait(t *testing.T) {
+	t.Parallel()
+	msgs, err := parseClient([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}
+wait 300ms
+{"jsonrpc":"2.0","id":2,
+ "method":"ping"}
+{"jsonrpc":"2.0","id":3,"method":"ping"}
+  wait 1s
+"raw"
+`))
+	require.NoError(t, err)
+	var got []string
+	for _, m := range msgs {
+		got = append(got, fmt.Sprintf("%s %s", m.Line, m.Wait))
+	}
+	assert.Equal(t, []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"} 0s`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"} 300ms`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"} 0s`,
+		`raw 1s`,
+	}, got)
+	for body, want := range map[string]string{
+		"{\"id\":1}\nwait 1s\n":   `client: "wait 1s" is not followed by a message`,
+		"wait soon\n{\"id\":1}\n": `client: "wait soon": want "wait D", D a positive duration such as 600ms`,
+		"wait 0s\n{\"id\":1}\n":   `client: "wait 0s": want "wait D", D a positive duration such as 600ms`,
+		"wait -1s\n{\"id\":1}\n":  `client: "wait -1s": want "wait D", D a positive duration such as 600ms`,
+	} {
+		_, err := parseClient([]byte(body))
+		assert.EqualError(t, err, want, body)
 	}
 }

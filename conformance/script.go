@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loom-results/loom-results/workspace"
 )
@@ -23,7 +24,11 @@ import (
 //     (one a line, or pretty-printed). An object or array is sent as one
 //     line of compact JSON, its bytes otherwise as written (escapes and raw
 //     bytes kept); a string is sent as one raw line holding its text, for
-//     what is not JSON at all ("{not json").
+//     what is not JSON at all ("{not json"). A line "wait D" between two
+//     values (D a Go duration, such as 600ms) makes the client wait, before
+//     it sends the next message, until every request sent so far is
+//     answered, and then D more: a pause between turns, as --step-gap
+//     counts one (SPEC section 6).
 //   - "server": the responses expected, a sequence of JSON values compared
 //     structurally with what the server writes, in order.
 //   - "files/<path>": a file of the workspace (--root) as the session
@@ -61,6 +66,9 @@ type ClientMessage struct {
 	// tool's name.
 	Method, Tool string
 	Raw          bool // the line came from a string of the client section
+	// Wait is the pause before the line is sent, after every request
+	// before it is answered (a "wait D" line before it); 0 for none.
+	Wait time.Duration
 }
 
 // ParseScript reads and parses the script at file.
@@ -197,8 +205,49 @@ func parseValues(data []byte) ([]json.RawMessage, error) {
 	}
 }
 
-// parseClient parses the client section.
+// parseClient parses the client section: its values, and the "wait D"
+// lines between them.
 func parseClient(data []byte) ([]ClientMessage, error) {
+	var out []ClientMessage
+	var chunk []byte
+	var wait time.Duration
+	flush := func() error {
+		msgs, err := parseClientValues(chunk)
+		if err != nil {
+			return err
+		}
+		if wait > 0 {
+			if len(msgs) == 0 {
+				return fmt.Errorf("client: \"wait %s\" is not followed by a message", wait)
+			}
+			msgs[0].Wait = wait
+		}
+		out = append(out, msgs...)
+		chunk, wait = nil, 0
+		return nil
+	}
+	for line := range strings.Lines(string(data)) {
+		d, ok := strings.CutPrefix(strings.TrimSpace(line), "wait ")
+		if !ok {
+			chunk = append(chunk, line...)
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		var err error
+		if wait, err = time.ParseDuration(strings.TrimSpace(d)); err != nil || wait <= 0 {
+			return nil, fmt.Errorf("client: %q: want \"wait D\", D a positive duration such as 600ms", strings.TrimSpace(line))
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parseClientValues parses a run of the client section's values.
+func parseClientValues(data []byte) ([]ClientMessage, error) {
 	vals, err := parseValues(data)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)

@@ -47,16 +47,24 @@ func (o orderedInts) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), n
 
 // beginStepTool is begin_step, whose description says who calls it (SPEC
 // section 5): the governing client, or with --steps model the model
-// itself, told when (the budget itself is then the instructions').
+// itself, told when (the budget itself is then the instructions'): with
+// --step-gap, only when an answer is lookup_limit or step_refused, since
+// steps begin by themselves between turns; with --step-gap 0, also at
+// every new action.
 func beginStepTool(cfg ToolConfig) transport.Tool {
 	budget := "(" + strconv.FormatInt(cfg.MaxLookups, 10) + " lookups, " + strconv.FormatInt(cfg.MaxStepBytes, 10) +
 		" escaped bytes, " + strconv.FormatInt(cfg.MaxExpandBytes, 10) + " expanded bytes)"
+	model := "Start a new step with a fresh budget. Call it when you start a new action, and whenever an answer is " +
+		"lookup_limit or step_refused; then repeat the call that was refused."
+	if cfg.stepGap() > 0 {
+		model = "Start a new step with a fresh budget. Steps begin by themselves between your turns: call it only when an " +
+			"answer is lookup_limit or step_refused, then repeat that call."
+	}
 	return define[briefing.BeginStepRequest](cfg, definition{
 		name: "begin_step",
 		client: "Governing client only: end the current step and start the next with a fresh budget " + budget +
 			". Returns the step number and the limits.",
-		model: "Start a new step with a fresh budget. Call it when you start a new action, and whenever an answer is " +
-			"lookup_limit or step_refused; then repeat the call that was refused.",
+		model:       model,
 		annotations: hints("Begin a step", false),
 		output:      beginStepOutput(cfg.Config),
 	}, func(s briefing.Stepped) (string, any) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -99,18 +100,23 @@ func toolNames(tools []map[string]json.RawMessage) []string {
 // section 2).
 func TestModelDefinitionsSize(t *testing.T) {
 	t.Parallel()
-	got := listServer(t, Options{Steps: limits.ModelSteps, Write: true})
-	assert.ElementsMatch(t, []string{"begin_step", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "write_file"},
-		toolNames(got.Tools))
-	total := len(got.Instructions)
-	t.Logf("%-13s %5d", "instructions", len(got.Instructions))
-	for _, tool := range got.Tools {
-		n := definitionBytes(t, tool)
-		t.Logf("%-13s %5d", toolNames([]map[string]json.RawMessage{tool})[0], n)
-		total += n
+	// The command's default gap, and --step-gap 0, whose begin_step
+	// description and instructions differ.
+	for _, gap := range []time.Duration{DefaultStepGap, 0} {
+		got := listServer(t, Options{Steps: limits.ModelSteps, StepGap: gap, Write: true})
+		assert.ElementsMatch(t, []string{"begin_step", "find", "get_json", "get_lines", "get_range", "inspect", "list_results", "write_file"},
+			toolNames(got.Tools))
+		total := len(got.Instructions)
+		t.Logf("--step-gap %s", gap)
+		t.Logf("%-13s %5d", "instructions", len(got.Instructions))
+		for _, tool := range got.Tools {
+			n := definitionBytes(t, tool)
+			t.Logf("%-13s %5d", toolNames([]map[string]json.RawMessage{tool})[0], n)
+			total += n
+		}
+		t.Logf("%-13s %5d", "total", total)
+		assert.LessOrEqual(t, total, 7000, "--step-gap %s", gap)
 	}
-	t.Logf("%-13s %5d", "total", total)
-	assert.LessOrEqual(t, total, 7000)
 }
 
 // TestRecommendedDefinitionsSize measures what SPEC section 2 counts for

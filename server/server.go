@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
@@ -23,6 +24,7 @@ type Options struct {
 	Limits  limits.Config
 	Policy  briefing.Policy
 	Steps   limits.Steps       // who calls begin_step (--steps); "" is limits.ClientSteps
+	StepGap time.Duration      // --step-gap: with --steps model, a pause this long before a tool call begins a step (SPEC 6); 0 never does
 	Answers Answers            // what answers carry (--answers); "" is DefaultAnswers(Steps)
 	Write   bool               // serve write_file (--write)
 	Run     briefing.RunConfig // run's commands (--run); none: no run
@@ -36,12 +38,17 @@ type Options struct {
 
 // tools is the tool configuration of these options.
 func (o Options) tools() ToolConfig {
-	cfg := ToolConfig{Config: o.Limits, Steps: o.Steps, Answers: o.Answers, Write: o.Write, Commands: o.Run.Commands, NoFailure: o.Run.NoFailure}
+	cfg := ToolConfig{Config: o.Limits, Steps: o.Steps, StepGap: o.StepGap, Answers: o.Answers, Write: o.Write, Commands: o.Run.Commands, NoFailure: o.Run.NoFailure}
 	if o.Run.Failure != nil {
 		cfg.Failure = o.Run.Failure.String()
 	}
 	return cfg
 }
+
+// DefaultStepGap is the command's --step-gap (with --steps model): longer
+// than the calls of one turn are apart (milliseconds), shorter than a
+// model's thinking between turns (seconds).
+const DefaultStepGap = 500 * time.Millisecond
 
 // DefaultMemorySlack is the command's --memory-slack.
 const DefaultMemorySlack = 24 << 20
@@ -70,6 +77,7 @@ func newServer(opts Options, extra ...transport.Tool) *Server {
 		NewSession:      func() transport.Session { return Session{s.newBriefing()} },
 		MaxMessageBytes: opts.Limits.MaxMessageBytes,
 		IdleTimeout:     opts.Limits.IdleTimeout,
+		StepGap:         opts.tools().stepGap(),
 		Log:             opts.Log,
 	})
 	return s
@@ -122,11 +130,12 @@ func modelInstructions(cfg ToolConfig) string {
 	s := "loom-results keeps the exact bytes of the project's files for this session, so that you read only the lines you " +
 		"need and edit without retyping unchanged text.\n" +
 		"- find {paths: [\".\"], pattern}: search files and directories (.gitignore honoured); each file with matches " +
-		"comes as its result ID and path, then \"N: <line>\" per match.\n" +
-		"- get_lines {path or result, first, last}: read those lines (numbered: true shows their numbers, never part of the text).\n"
+		"comes as its result ID and path, then \"41#xy: <line>\" per match (41#xy the line's anchor, not part of its text).\n" +
+		"- get_lines {path or result, first, last, numbered: true}: read those lines, each after its anchor.\n"
 	if cfg.Write {
-		s += "- write_file {splice: {result, edits: [{lines: [first, last], text}]}}: replace those lines of a result you read; " +
-			"answers with the diff and the file's new result. After a conflict, redo the edit on the current result it names.\n"
+		s += "- write_file {splice: {result, edits: [{lines: [\"41#xy\", \"43#pq\"], text}]}}: replace those lines of a result you " +
+			"read, named by the anchors that find and numbered get_lines show; answers with the diff and the file's new result. " +
+			"After a conflict, redo the edit on the current result it names.\n"
 	} else {
 		s += "This server writes no files.\n"
 	}
@@ -134,10 +143,16 @@ func modelInstructions(cfg ToolConfig) string {
 		s += "- run {name}: run a test or build named at start (" + commandNames(cfg.Commands) + "); answers with the output's " +
 			"last lines and its result ID: find FAIL or error in it, get_lines around what it finds.\n"
 	}
-	s += fmt.Sprintf("Each step allows %d lookups (find, get_lines, get_range, get_json, list_results) of at most %d bytes, "+
-		"%d in all. Call begin_step when you start a new action, and whenever an answer is lookup_limit or step_refused; "+
-		"then repeat that call.\n", cfg.MaxLookups, cfg.MaxLookupBytes, cfg.MaxStepBytes)
-	return s
+	s += fmt.Sprintf("Each step allows %d lookups (find, get_*, list_results) of at most %d bytes, "+
+		"%d in all. ", cfg.MaxLookups, cfg.MaxLookupBytes, cfg.MaxStepBytes)
+	if cfg.stepGap() > 0 {
+		// SPEC section 5: with a gap, steps begin by themselves between
+		// turns, and nothing asks for a call per action.
+		return s + "A step begins by itself between your turns; call begin_step only when an answer is lookup_limit or " +
+			"step_refused, then repeat that call.\n"
+	}
+	return s + "Call begin_step when you start a new action, and whenever an answer is lookup_limit or step_refused; " +
+		"then repeat that call.\n"
 }
 
 // newBriefing returns a fresh briefing of this server.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"reflect"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -20,6 +21,7 @@ import (
 type ToolConfig struct {
 	limits.Config
 	Steps    limits.Steps
+	StepGap  time.Duration
 	Answers  Answers // "" is the step mode's default (DefaultAnswers)
 	Write    bool
 	Commands []workspace.Command // run's commands (--run); none: no run
@@ -54,6 +56,15 @@ func DefaultAnswers(steps limits.Steps) Answers {
 
 // modelSteps reports whether the model calls begin_step itself.
 func (cfg ToolConfig) modelSteps() bool { return cfg.Steps == limits.ModelSteps }
+
+// stepGap is the gap after which a step begins by itself (SPEC section 6):
+// --step-gap with --steps model, else 0 (never).
+func (cfg ToolConfig) stepGap() time.Duration {
+	if !cfg.modelSteps() {
+		return 0
+	}
+	return max(cfg.StepGap, 0)
+}
 
 // answers is the answer mode in force.
 func (cfg ToolConfig) answers() Answers {
@@ -187,7 +198,7 @@ func define[R any, A any, P interface {
 			if b == nil {
 				return nil, errNoBriefing
 			}
-			c := briefing.Call{Arguments: call.Arguments}
+			c := briefing.Call{Arguments: call.Arguments, NewStep: call.NewStep}
 			if token := call.ProgressToken; token != nil {
 				c.Progress = func(p briefing.Progress) { transport.Notify(ctx, progressNote(token, p)) }
 			}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -125,4 +126,49 @@ func commands(t *testing.T, values ...string) []workspace.Command {
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// TestStepGapWording: with a gap, begin_step's description and the
+// instructions say that steps begin by themselves and ask for a call only
+// when an answer is lookup_limit or step_refused; with --step-gap 0 they
+// keep asking for one per action (SPEC section 5). A gap with --steps
+// client changes nothing: the governing client steps.
+func TestStepGapWording(t *testing.T) {
+	t.Parallel()
+	const (
+		paused  = "Start a new step with a fresh budget. Steps begin by themselves between your turns: call it only when an answer is lookup_limit or step_refused, then repeat that call."
+		perStep = "Start a new step with a fresh budget. Call it when you start a new action, and whenever an answer is lookup_limit or step_refused; then repeat the call that was refused."
+		budget  = "Each step allows 8 lookups (find, get_*, list_results) of at most 8192 bytes, 65536 in all. "
+	)
+	tests := []struct {
+		name        string
+		cfg         ToolConfig
+		description string
+		lastLine    string // the instructions' last line
+	}{
+		{"default gap", ToolConfig{Steps: limits.ModelSteps, StepGap: DefaultStepGap}, paused,
+			budget + "A step begins by itself between your turns; call begin_step only when an answer is lookup_limit or step_refused, then repeat that call."},
+		{"1ns", ToolConfig{Steps: limits.ModelSteps, StepGap: time.Nanosecond}, paused,
+			budget + "A step begins by itself between your turns; call begin_step only when an answer is lookup_limit or step_refused, then repeat that call."},
+		{"gap 0", ToolConfig{Steps: limits.ModelSteps}, perStep,
+			budget + "Call begin_step when you start a new action, and whenever an answer is lookup_limit or step_refused; then repeat that call."},
+		{"client steps", ToolConfig{StepGap: DefaultStepGap},
+			"Governing client only: end the current step and start the next with a fresh budget (8 lookups, 65536 escaped bytes, 16777216 expanded bytes). Returns the step number and the limits.",
+			"3. expand_edit turns $compose and $splice nodes in a write action's arguments into file contents, so unchanged text is never generated again; the executor of the action writes the file (this server writes nothing)."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.cfg.Config = limits.Defaults()
+			var got string
+			for _, tool := range Tools(tt.cfg) {
+				if tool.Tool.Name == "begin_step" {
+					got = tool.Tool.Description
+				}
+			}
+			assert.Equal(t, tt.description, got)
+			lines := strings.Split(strings.TrimSuffix(instructions(tt.cfg), "\n"), "\n")
+			assert.Equal(t, tt.lastLine, lines[len(lines)-1])
+		})
+	}
 }

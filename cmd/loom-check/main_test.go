@@ -80,6 +80,10 @@ func TestBadCommandLine(t *testing.T) {
 		{"bench-edits' stray argument", []string{"bench-edits", "x"}, `loom-check bench-edits: unexpected argument "x"` + "\n" + bench},
 		{"bench-edits' bad agent", []string{"bench-edits", "--agent", "y"}, `loom-check bench-edits: --agent "y" is not splice or write` + "\n" + bench},
 		{"bench-edits' bad answers", []string{"bench-edits", "--answers", "json"}, `loom-check bench-edits: --answers "json" is not text or full` + "\n" + bench},
+		{"bench-edits' misaim over 1", []string{"bench-edits", "--agent", "write", "--misaim", "1.5"}, "loom-check bench-edits: --misaim 1.5 is not a fraction from 0 to 1\n" + bench},
+		{"bench-edits' negative misaim", []string{"bench-edits", "--agent", "write", "--misaim", "-0.1"}, "loom-check bench-edits: --misaim -0.1 is not a fraction from 0 to 1\n" + bench},
+		{"bench-edits' misaim of the splice agent", []string{"bench-edits", "--misaim", "0.05"}, "loom-check bench-edits: --misaim applies to --agent write\n" + bench},
+		{"bench-edits' step gap 0", []string{"bench-edits", "--agent", "write", "--step-gap", "0"}, "loom-check bench-edits: --step-gap 0s is not a positive duration\n" + bench},
 		{"bench-edits' bad number", []string{"bench-edits", "--commits", "x"}, `loom-check bench-edits: invalid value "x" for flag -commits: parse error` + "\n" + bench},
 	}
 	for _, tt := range tests {

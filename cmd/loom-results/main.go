@@ -84,6 +84,7 @@ type serverFlags struct {
 	httpAddr  *string
 	httpToken *string
 	steps     *string
+	stepGap   *time.Duration
 	answers   *string
 	write     *bool
 	runs      *commandList
@@ -111,6 +112,7 @@ func newServerFlags() (*flag.FlagSet, serverFlags) {
 	f.httpAddr = fs.String("http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio")
 	f.httpToken = fs.String("http-token", "", "require Authorization: Bearer TOKEN on every HTTP request (needed to bind a non-loopback address)")
 	f.steps = fs.String("steps", string(limits.ClientSteps), "who calls begin_step: client (a governing client) or model (the model itself)")
+	f.stepGap = fs.Duration("step-gap", server.DefaultStepGap, "with --steps model: a pause this long between a tool call's answer and the next tool call begins a new step (0 = never)")
 	f.answers = fs.String("answers", "", "what answers carry: full (text and structured content, output schemas) or text (the text alone) (default: full with --steps client, text with --steps model)")
 	f.write = fs.Bool("write", false, "serve write_file, which writes edits to files under the root (off: the server writes nothing)")
 	f.runs = &commandList{}
@@ -155,6 +157,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if s := limits.Steps(*f.steps); s != limits.ClientSteps && s != limits.ModelSteps {
 		return cli.Usagef(fs.Name(), "--steps %q is not client or model", *f.steps)
 	}
+	stepGap := *f.stepGap
+	switch {
+	case given(fs, "step-gap") && limits.Steps(*f.steps) != limits.ModelSteps:
+		return cli.Usagef(fs.Name(), "--step-gap applies only with --steps model: with --steps client the governing client calls begin_step")
+	case stepGap < 0:
+		return cli.Usagef(fs.Name(), "--step-gap %s is negative: give a pause such as 500ms, or 0 for never", stepGap)
+	}
 	answers := server.DefaultAnswers(limits.Steps(*f.steps))
 	if given(fs, "answers") {
 		answers = server.Answers(*f.answers)
@@ -194,7 +203,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		// not guess.
 		fmt.Fprintln(stderr, "loom-results: --max-lookups 0: lookups are off; every lookup answers lookup_limit")
 	}
-	s := server.New(server.Options{Limits: cfg, Policy: policy, Steps: limits.Steps(*f.steps), Answers: answers, Write: *f.write, Root: r,
+	s := server.New(server.Options{Limits: cfg, Policy: policy, Steps: limits.Steps(*f.steps), StepGap: stepGap, Answers: answers, Write: *f.write, Root: r,
 		Run: briefing.RunConfig{Commands: f.runs.commands, Failure: f.failure.re, NoFailure: f.failure.expr == ""}, Log: stderr, MemorySlack: *f.memorySlack})
 
 	if *f.httpAddr != "" {

@@ -465,7 +465,7 @@ func (tr *Transport) callTool(ctx context.Context, _ *peer, r *request) (any, *f
 	if tool == nil {
 		return nil, &fault{mcp.INVALID_PARAMS, fmt.Sprintf("tool '%s' not found: tool not found", r.tool), nil}
 	}
-	call := Call{Arguments: r.args, ProgressToken: r.progress}
+	call := Call{Arguments: r.args, ProgressToken: r.progress, NewStep: r.newStep}
 	res, err := tool.Handler(ctx, call)
 	switch {
 	case err != nil:

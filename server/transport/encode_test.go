@@ -120,6 +120,7 @@ func TestEncodeConformanceScripts(t *testing.T) {
 			cfg.Register(fs)
 			policy := fs.String("context", string(briefing.Legacy), "")
 			steps := fs.String("steps", string(limits.ClientSteps), "")
+			stepGap := fs.Duration("step-gap", 0, "")
 			answers := fs.String("answers", "", "")
 			write := fs.Bool("write", false, "")
 			var run briefing.RunConfig
@@ -133,7 +134,7 @@ func TestEncodeConformanceScripts(t *testing.T) {
 			if !filepath.IsAbs(*root) {
 				*root = filepath.Join(dir, *root)
 			}
-			es := newEncSession(t, server.Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), Answers: server.Answers(*answers), Write: *write, Run: run}, *root)
+			es := newEncSession(t, server.Options{Limits: cfg, Policy: briefing.Policy(*policy), Steps: limits.Steps(*steps), StepGap: *stepGap, Answers: server.Answers(*answers), Write: *write, Run: run}, *root)
 			for _, line := range sc.client {
 				es.exchange(bytes.ReplaceAll(line, []byte("$ROOT"), []byte(dir)))
 			}
@@ -160,7 +161,15 @@ func parseTxtar(t testing.TB, data []byte) script {
 	flush := func() {
 		switch {
 		case name == "client":
-			dec := json.NewDecoder(bytes.NewReader(body))
+			// A "wait D" line (a pause between turns, conformance.Script)
+			// is no message.
+			var msgs []byte
+			for line := range strings.Lines(string(body)) {
+				if !strings.HasPrefix(strings.TrimSpace(line), "wait ") {
+					msgs = append(msgs, line...)
+				}
+			}
+			dec := json.NewDecoder(bytes.NewReader(msgs))
 			for {
 				var v json.RawMessage
 				err := dec.Decode(&v)

@@ -66,6 +66,7 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	read := time.Now()
 
 	msg, bad := readMessage(body)
 	if bad != nil {
@@ -119,6 +120,11 @@ func (t *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 			if acceptsSSE(r.Header) {
 				stream = &sseStream{t: t, w: w}
 				ctx = withNotifier(ctx, stream)
+			}
+			if t.tr.isToolCall(&msg) {
+				// Deferred: it runs once the answer below is written.
+				msg.newStep = sess.steps.arrive(read)
+				defer func() { sess.steps.answered(time.Now()) }()
 			}
 		}
 		resp := t.tr.handle(ctx, &sess.peer, &msg)

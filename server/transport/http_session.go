@@ -47,9 +47,10 @@ type stopper interface{ Stop() bool }
 // the transport's.
 type httpSession struct {
 	id       string
-	state    Session  // the server's state of the session
-	peer     peer     // the protocol's state
-	inflight inflight // the session's requests being served
+	state    Session   // the server's state of the session
+	peer     peer      // the protocol's state
+	inflight inflight  // the session's requests being served
+	steps    stepClock // the tool calls' reads and answers, for --step-gap
 
 	// Guarded by HTTPHandler.mu.
 	active    int       // requests of this session being served
@@ -63,7 +64,8 @@ type httpSession struct {
 // ID (128 random bits). It is not in the table until its initialize
 // succeeds (add).
 func (t *HTTPHandler) newSession() *httpSession {
-	return &httpSession{id: rand.Text(), state: t.tr.cfg.NewSession(), peer: peer{versions: httpVersions}}
+	return &httpSession{id: rand.Text(), state: t.tr.cfg.NewSession(), peer: peer{versions: httpVersions},
+		steps: stepClock{gap: t.tr.cfg.StepGap}}
 }
 
 // reserve takes a place for a session about to be initialized, under

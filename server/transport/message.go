@@ -31,6 +31,9 @@ type inbound struct {
 	task, responses, state jsontape.Sub
 	tool                   string // tools/call's name, decoded as encoding/json decodes it; "" when absent, null or not a string
 	weight                 int64  // what holding the message costs: its bytes and its index
+	// newStep: a tool call that the gap rule begins a step for
+	// (stepgap.go), as its transport read it.
+	newStep bool
 }
 
 // maxMessageDepth is the deepest nesting a message may have: 10,000

@@ -45,6 +45,7 @@ func (tr *Transport) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 		w:        w,
 		base:     state.Bind(withNotifier(calls, w)),
 		peer:     &peer{versions: mcp.ValidProtocolVersions},
+		gaps:     &stepClock{gap: tr.cfg.StepGap},
 		budget:   max(tr.cfg.MaxMessageBytes, 1<<20),
 		finished: make(chan struct{}),
 	}
@@ -85,6 +86,7 @@ type stdioConn struct {
 	base context.Context // the session's: its state, notifier, and the calls' end
 	peer *peer
 	reqs inflight    // the requests read and not yet answered
+	gaps *stepClock  // the tool calls' reads and answers, for --step-gap
 	long *time.Timer // longCall, armed while a message is handled
 
 	mu        sync.Mutex
@@ -111,6 +113,7 @@ type stdioItem struct {
 	resp     mcp.JSONRPCMessage // its answer, when reading it made one (answered)
 	answered bool
 	req      *pending // a request's registration in reqs; nil for any other message
+	call     bool     // a tool call that steps counted (arrive): its answer is counted too
 	weight   int64
 }
 
@@ -234,6 +237,7 @@ func (c *stdioConn) halt() {
 func (c *stdioConn) read() (*stdioItem, error) {
 	limit := c.tr.cfg.MaxMessageBytes
 	line, size, err := readLine(c.r, limit)
+	now := time.Now()
 	if len(bytes.TrimSpace(line)) == 0 && size <= limit {
 		return nil, err
 	}
@@ -247,6 +251,10 @@ func (c *stdioConn) read() (*stdioItem, error) {
 	if it.msg.request() && !it.answered {
 		it.req = &pending{id: it.msg.id}
 		c.reqs.add(it.req)
+		if c.tr.isToolCall(&it.msg) {
+			it.call = true
+			it.msg.newStep = c.gaps.arrive(now)
+		}
 	}
 	return it, err
 }
@@ -265,7 +273,11 @@ func (c *stdioConn) handleAndWrite(it *stdioItem) error {
 			c.reqs.remove(it.req)
 		}
 	}
-	return c.w.writeResponse(&msg, resp)
+	err := c.w.writeResponse(&msg, resp)
+	if it.call {
+		c.gaps.answered(time.Now())
+	}
+	return err
 }
 
 // stdioRead reads one line's message: msg is the zero inbound, and the

@@ -32,6 +32,10 @@ type Config struct {
 	// IdleTimeout ends an HTTP session idle this long (--idle-timeout); 0
 	// never does.
 	IdleTimeout time.Duration
+	// StepGap is --step-gap: a tool call that reaches an idle session at
+	// least this long after its last tool-call answer begins a step
+	// (Call.NewStep, stepgap.go); 0 never does.
+	StepGap time.Duration
 	// Log is where recovered panics are logged, with their stacks; nil:
 	// stderr.
 	Log io.Writer
@@ -61,6 +65,9 @@ type Call struct {
 	// ProgressToken is params._meta.progressToken, nil when absent: the
 	// token of the notifications/progress that Notify sends for the call.
 	ProgressToken mcp.ProgressToken
+	// NewStep says that the call came after a pause of at least
+	// Config.StepGap (stepgap.go): a step begins before it runs.
+	NewStep bool
 }
 
 // A Session is the server's state of one client session.

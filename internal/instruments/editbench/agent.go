@@ -13,8 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"math/rand/v2"
 
 	"github.com/loom-results/loom-results/selectors"
 )
@@ -106,11 +109,22 @@ type agent struct {
 	// ambiguous holds the patterns that found several lines.
 	ambiguous map[string]bool
 	index     map[string][]int
+	// anchorOf holds the anchor characters of the old lines that the model
+	// has seen with their anchor (a find match, a numbered get_lines).
+	anchorOf map[int][2]byte
+	// turnPending says that the next call starts a new turn of the model
+	// (startTurn).
+	turnPending bool
+	// mis makes misaimed edits (Options.Misaim); nil for none.
+	mis *misaimer
+	// afterFind says that the model's last call was a find: the next read
+	// waits for its answer, in a new turn.
+	afterFind bool
 }
 
-func newAgent(s *session, j *job, r *FileResult, kind, root string) *agent {
+func newAgent(s *session, j *job, r *FileResult, kind, root string, mis *misaimer) *agent {
 	a := &agent{s: s, j: j, r: r, write: kind == AgentWrite, root: root, oldLines: splitLines(j.old), newLines: splitLines(j.new),
-		known: map[int]bool{}, seen: map[int]bool{}, ambiguous: map[string]bool{}}
+		known: map[int]bool{}, seen: map[int]bool{}, ambiguous: map[string]bool{}, anchorOf: map[int][2]byte{}, mis: mis}
 	off := 0
 	for _, l := range a.oldLines {
 		a.offsets = append(a.offsets, off)
@@ -123,9 +137,16 @@ func newAgent(s *session, j *job, r *FileResult, kind, root string) *agent {
 // file (the file is then not preserved); r keeps what was counted.
 func (a *agent) run(ctx context.Context) error {
 	// The model starts a new action: a step begins, started by the
-	// governing client, or by the model itself with --steps model.
-	if err := a.newStep(ctx); err != nil {
-		return err
+	// governing client, or by the model itself with --steps model; with
+	// --step-gap, by the pause before the model's turn (startTurn).
+	a.turnPending = true
+	if !a.write || !a.s.gap() {
+		if err := a.startTurn(ctx); err != nil {
+			return err
+		}
+		if err := a.newStep(ctx); err != nil {
+			return err
+		}
 	}
 	if !a.write {
 		if err := a.inspect(ctx); err != nil {
@@ -134,6 +155,8 @@ func (a *agent) run(ctx context.Context) error {
 	} else if err := a.locateMany(ctx); err != nil {
 		return err
 	}
+	// Each find is a turn of its own (it depends on the answer before);
+	// the reads after it share the next turn.
 	for _, h := range a.j.hunks {
 		if err := a.locate(ctx, h); err != nil {
 			return err
@@ -157,11 +180,45 @@ func (a *agent) run(ctx context.Context) error {
 	return a.expand(ctx, edits)
 }
 
+// startTurn begins the model's next turn when one is pending: it counts
+// the turn, and with --step-gap it waits longer than the gap first (the
+// model's thinking), so that the server begins a new step by itself. The
+// first call of a session needs no pause: it runs in step 1.
+func (a *agent) startTurn(ctx context.Context) error {
+	if !a.turnPending {
+		return nil
+	}
+	a.turnPending = false
+	a.r.Turns++
+	if !a.write || !a.s.gap() || !a.s.called {
+		return nil
+	}
+	a.r.Steps++
+	t := time.NewTimer(a.s.pause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // call makes one call and charges it to part: the arguments as generated,
 // the text content as read. A lookup that finds its step spent (or a write
 // that finds its expansion cap spent) makes the governing client start a
 // new step and retry once; both attempts are charged.
 func (a *agent) call(ctx context.Context, part, tool string, args []byte) (*answer, error) {
+	ans, err := a.callRaw(ctx, part, tool, args)
+	if err == nil && ans.Code != "" {
+		return nil, fmt.Errorf("%s %s: %s", tool, args, ans.Text)
+	}
+	return ans, err
+}
+
+// callRaw is call, but an error answer other than a spent step's is
+// returned as the answer.
+func (a *agent) callRaw(ctx context.Context, part, tool string, args []byte) (*answer, error) {
 	lookup := tool != "expand_edit" && tool != "inspect" && tool != "write_file"
 	// The governing client sees the budget in the structured content and
 	// starts a step before a lookup would fail; the model (AgentWrite)
@@ -173,6 +230,9 @@ func (a *agent) call(ctx context.Context, part, tool string, args []byte) (*answ
 		}
 	}
 	for attempt := 0; ; attempt++ {
+		if err := a.startTurn(ctx); err != nil {
+			return nil, err
+		}
 		ans, err := a.s.call(ctx, tool, args)
 		if err != nil {
 			return nil, err
@@ -183,18 +243,24 @@ func (a *agent) call(ctx context.Context, part, tool string, args []byte) (*answ
 			a.r.Lookups++
 		}
 		switch ans.Code {
-		case "":
-			return ans, nil
 		case "lookup_limit", "step_bytes_exhausted", "step_refused", "expansion_too_large":
 			if attempt == 0 {
 				a.r.Retries++
-				if err := a.newStep(ctx); err != nil {
-					return nil, err
+				// The model reads the answer and retries in its next turn:
+				// with --step-gap the pause begins the step, else it calls
+				// begin_step first.
+				if a.write {
+					a.turnPending = true
+				}
+				if !a.write || !a.s.gap() {
+					if err := a.newStep(ctx); err != nil {
+						return nil, err
+					}
 				}
 				continue
 			}
 		}
-		return nil, fmt.Errorf("%s %s: %s", tool, args, ans.Text)
+		return ans, nil
 	}
 }
 
@@ -205,6 +271,7 @@ func (a *agent) newStep(ctx context.Context) error {
 	ans, err := a.s.beginStep(ctx)
 	if err == nil && a.write {
 		a.r.Calls++
+		a.r.StepCalls++
 		a.r.charge(partStep, ans.Seen, int64(len("{}")))
 	}
 	return err
@@ -377,6 +444,9 @@ func distinctive(p string) bool {
 // only match: in the inspected result, or for the write agent before it
 // knows its result, in the file by path (whose answer names the result).
 func (a *agent) find(ctx context.Context, n int, p string) (bool, error) {
+	// Each find depends on the answer of the one before: a turn of its own.
+	a.turnPending = a.write
+	a.afterFind = a.write
 	ans, err := a.call(ctx, partFind, "find", a.target(&obj{}, true).str("pattern", p).bytes())
 	if err != nil {
 		return false, err
@@ -439,10 +509,8 @@ func (a *agent) found(text string) (findAnswer, error) {
 			f.more = n
 			continue
 		}
-		anchor, rest, isMatch := strings.Cut(line, ": ")
-		num, _, _ := strings.Cut(anchor, "#")
-		n, err := strconv.Atoi(num)
-		if !isMatch || err != nil || !strings.Contains(anchor, "#") {
+		n, chars, rest, isMatch := lineLabel(line)
+		if !isMatch {
 			id, path, ok := strings.Cut(strings.TrimSuffix(line, ":"), " ")
 			if !ok || !strings.HasSuffix(line, ":") || path != a.j.oldPath || !strings.HasPrefix(id, "r") {
 				return f, fmt.Errorf("find: unexpected line %q", line)
@@ -458,8 +526,8 @@ func (a *agent) found(text string) (findAnswer, error) {
 			return f, fmt.Errorf("find: line %d outside 1-%d", n, len(a.oldLines))
 		}
 		want := string(content(a.oldLines[n-1]))
-		if wantAnchor := selectors.Anchor(n, selectors.AnchorChars([]byte(want))); anchor != wantAnchor {
-			return f, fmt.Errorf("find: line %d shown with anchor %q, want %q", n, anchor, wantAnchor)
+		if err := a.sawAnchor(n, chars); err != nil {
+			return f, fmt.Errorf("find: %w", err)
 		}
 		m := findMatch{line: n, text: rest, cut: len(want) > maxFindLine}
 		if m.cut {
@@ -471,6 +539,45 @@ func (a *agent) found(text string) (findAnswer, error) {
 		f.matches = append(f.matches, m)
 	}
 	return f, nil
+}
+
+// lineLabel reads the label of a numbered line as find and numbered
+// get_lines show it: "41#xy: " (SPEC v5, the line's anchor) or "41: "
+// (SPEC v4); chars is zero for the second.
+func lineLabel(line string) (n int, chars [2]byte, rest string, ok bool) {
+	label, rest, ok := strings.Cut(line, ": ")
+	if !ok {
+		return 0, chars, "", false
+	}
+	if num, c, anchored := strings.Cut(label, "#"); anchored {
+		n64, ch, valid := selectors.ParseAnchor(label)
+		if !valid || strconv.Itoa(int(n64)) != num || len(c) != 2 {
+			return 0, chars, "", false
+		}
+		return int(n64), ch, rest, true
+	}
+	n, err := strconv.Atoi(label)
+	if err != nil || n < 1 || strconv.Itoa(n) != label {
+		return 0, chars, "", false
+	}
+	return n, chars, rest, true
+}
+
+// sawAnchor records old line n's anchor characters as an answer showed
+// them, checked against the line (SPEC 4.4); an answer without anchors
+// (SPEC v4) must come from a server that shows none.
+func (a *agent) sawAnchor(n int, chars [2]byte) error {
+	if chars == [2]byte{} {
+		if a.s.anchored {
+			return fmt.Errorf("line %d shown without its anchor", n)
+		}
+		return nil
+	}
+	if want := selectors.AnchorChars(content(a.oldLines[n-1])); chars != want {
+		return fmt.Errorf("line %d shown with anchor %s, want %s", n, selectors.Anchor(n, chars), selectors.Anchor(n, want))
+	}
+	a.anchorOf[n] = chars
+	return nil
 }
 
 // maxFindLine is the cut of a line that find shows (SPEC 5.3).
@@ -508,16 +615,36 @@ type findMatch struct {
 // lookups of at most max_lookup_bytes (a longer line by byte ranges).
 func (a *agent) read(ctx context.Context, h hunk) error {
 	lo, hi := 0, 0
+	mark := func(l int) {
+		if lo == 0 || l < lo {
+			lo = l
+		}
+		hi = max(hi, l)
+	}
 	for l := h.OldStart; l < h.OldStart+h.OldCount; l++ {
 		if !a.seen[l] {
-			if lo == 0 {
-				lo = l
+			mark(l)
+		}
+	}
+	// With anchors, the model also reads the lines its edit names whose
+	// anchor it has not seen (an insertion's neighbour).
+	numbered := a.anchoredEdits()
+	if numbered {
+		for _, l := range a.positionLines(h) {
+			if _, ok := a.anchorOf[l]; !ok {
+				mark(l)
 			}
-			hi = l
 		}
 	}
 	if lo == 0 {
 		return nil
+	}
+	size := func(l int) int {
+		n := len(a.oldLines[l-1])
+		if numbered {
+			n += len(strconv.Itoa(l)) + len("#xy: ")
+		}
+		return n
 	}
 	for first := lo; first <= hi; {
 		// A lookup by path also shows the header line, counted in the cap.
@@ -525,26 +652,38 @@ func (a *agent) read(ctx context.Context, h hunk) error {
 		if a.id == "" {
 			limit -= maxHeaderBytes
 		}
-		if len(a.oldLines[first-1]) > limit {
+		if size(first) > limit {
 			if err := a.readLong(ctx, first, limit); err != nil {
 				return err
 			}
 			first++
 			continue
 		}
-		last, size := first, len(a.oldLines[first-1])
-		for last < hi && size+len(a.oldLines[last]) <= limit {
-			size += len(a.oldLines[last])
+		last, total := first, size(first)
+		for last < hi && total+size(last+1) <= limit {
+			total += size(last + 1)
 			last++
 		}
 		byPath := a.id == ""
-		ans, err := a.call(ctx, partRead, "get_lines", a.target(&obj{}, false).int("first", first).int("last", last).bytes())
+		if a.afterFind {
+			a.turnPending, a.afterFind = true, false
+		}
+		args := a.target(&obj{}, false).int("first", first).int("last", last)
+		if numbered {
+			args.raw("numbered", []byte("true"))
+		}
+		ans, err := a.call(ctx, partRead, "get_lines", args.bytes())
 		if err != nil {
 			return err
 		}
 		text, err := a.selection(ans.Text, byPath)
 		if err != nil {
 			return err
+		}
+		if numbered {
+			if text, err = a.unnumber(text, first, last); err != nil {
+				return err
+			}
 		}
 		if want := string(join(a.oldLines[first-1 : last])); text != want {
 			return fmt.Errorf("get_lines %d-%d: answer differs from the blob", first, last)
@@ -555,6 +694,53 @@ func (a *agent) read(ctx context.Context, h hunk) error {
 		first = last + 1
 	}
 	return nil
+}
+
+// anchoredEdits reports whether the model names the lines of its edits by
+// their anchors: the write agent, on a server that shows them (SPEC v5).
+func (a *agent) anchoredEdits() bool { return a.write && a.s.anchored }
+
+// positionLines are the old lines that h's edit names (SPEC 5.2): a
+// replacement's first and last, an insertion's line before it (after),
+// or line 1 for one at the top (before 1). An insertion at the end names
+// none (before lines + 1).
+func (a *agent) positionLines(h hunk) []int {
+	n := len(a.oldLines)
+	switch {
+	case h.OldCount > 0:
+		return []int{h.OldStart, h.OldStart + h.OldCount - 1}
+	case h.OldStart == 0 && n > 0:
+		return []int{1}
+	case h.OldStart > 0 && h.OldStart < n:
+		return []int{h.OldStart}
+	}
+	return nil
+}
+
+// unnumber reads numbered get_lines text, lines first..last each after its
+// label (SPEC 5), as the model does: it learns each line's anchor, and the
+// text is what is left.
+func (a *agent) unnumber(text string, first, last int) (string, error) {
+	var b strings.Builder
+	n := first
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l == "" {
+			continue
+		}
+		num, chars, rest, ok := lineLabel(l)
+		if !ok || num != n {
+			return "", fmt.Errorf("get_lines numbered: %q, want line %d", l, n)
+		}
+		if err := a.sawAnchor(n, chars); err != nil {
+			return "", fmt.Errorf("get_lines numbered: %w", err)
+		}
+		b.WriteString(rest)
+		n++
+	}
+	if n != last+1 {
+		return "", fmt.Errorf("get_lines numbered: lines %d-%d, want %d-%d", first, n-1, first, last)
+	}
+	return b.String(), nil
 }
 
 // maxHeaderBytes bounds the header line of a lookup by path for an old
@@ -617,6 +803,9 @@ func (a *agent) appends() bool {
 // has told them.
 func (a *agent) probe(ctx context.Context) error {
 	args := (&obj{}).str("path", a.j.oldPath).int("end", 0).bytes()
+	if a.afterFind {
+		a.turnPending, a.afterFind = true, false
+	}
 	ans, err := a.call(ctx, partRead, "get_range", args)
 	if err != nil {
 		return err
@@ -664,9 +853,26 @@ func (a *agent) readLong(ctx context.Context, n, limit int) error {
 	return nil
 }
 
-// edits builds the $splice edits, one per hunk, as JSON.
-func (a *agent) edits(ctx context.Context) ([][]byte, error) {
-	var edits [][]byte
+// A spliceEdit is one edit of the $splice, one per hunk (SPEC 5.2).
+type spliceEdit struct {
+	kind string // "lines", "before" or "after"
+	// pos are the positions the model means: lines [first, last], or the
+	// line of before or after in pos[0].
+	pos [2]int
+	// aim are the positions it sends: pos, or with a misaim one of them
+	// one line off (with the anchor characters of the line it meant).
+	aim  [2]int
+	text []byte // the text, as JSON
+}
+
+// misaimed reports an edit sent one line off.
+func (e *spliceEdit) misaimed() bool { return e.aim != e.pos }
+
+// edits builds the $splice edits, one per hunk. With anchors (SPEC v5) an
+// insertion after a line names that line (after), else the line after it
+// (before).
+func (a *agent) edits(ctx context.Context) ([]spliceEdit, error) {
+	var edits []spliceEdit
 	for _, h := range a.j.hunks {
 		var added [][]byte
 		if h.NewCount > 0 {
@@ -676,25 +882,155 @@ func (a *agent) edits(ctx context.Context) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Positions that name a line are its anchor, as find and
-		// numbered get_lines show it (SPEC 5.2); before lines + 1 stays
-		// a number.
-		e := &obj{}
+		e := spliceEdit{kind: "lines", pos: [2]int{h.OldStart, h.OldStart + h.OldCount - 1}, text: text}
 		if h.OldCount == 0 {
-			if n := h.OldStart + 1; n <= len(a.oldLines) {
-				e.str("before", a.anchor(n))
-			} else {
-				e.int("before", n)
+			e.kind, e.pos = "before", [2]int{h.OldStart + 1}
+			if a.anchoredEdits() && h.OldStart > 0 && h.OldStart < len(a.oldLines) {
+				e.kind, e.pos = "after", [2]int{h.OldStart}
 			}
-		} else {
-			e.raw("lines", fmt.Appendf(nil, "[%q,%q]", a.anchor(h.OldStart), a.anchor(h.OldStart+h.OldCount-1)))
 		}
-		edits = append(edits, e.raw("text", text).bytes())
+		e.aim = e.pos
+		edits = append(edits, e)
+	}
+	if a.write {
+		a.misaim(edits)
 	}
 	return edits, nil
 }
 
-// anchor is old line n's anchor, "41#xy" (SPEC 4.4).
+// renderEdits is the edits as JSON, each position as the model writes
+// it: a line's anchor (its number sent, the characters of the line it
+// meant) when the edits are anchored and the position names a line, its
+// number otherwise.
+func (a *agent) renderEdits(edits []spliceEdit) ([]byte, error) {
+	out := []byte("[")
+	for i, e := range edits {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		o := &obj{}
+		first, err := a.position(e.aim[0], e.pos[0])
+		if err != nil {
+			return nil, err
+		}
+		if e.kind == "lines" {
+			last, err := a.position(e.aim[1], e.pos[1])
+			if err != nil {
+				return nil, err
+			}
+			o.raw("lines", append(append(append(append([]byte("["), first...), ','), last...), ']'))
+		} else {
+			o.raw(e.kind, first)
+		}
+		out = append(out, o.raw("text", e.text).bytes()...)
+	}
+	return append(out, ']'), nil
+}
+
+// position is one position as JSON: line aim, meaning line meant.
+func (a *agent) position(aim, meant int) ([]byte, error) {
+	if !a.s.anchored || meant < 1 || meant > len(a.oldLines) {
+		return strconv.AppendInt(nil, int64(aim), 10), nil
+	}
+	if !a.write {
+		return appendString(nil, a.anchor(aim)), nil
+	}
+	chars, ok := a.anchorOf[meant]
+	if !ok {
+		return nil, fmt.Errorf("no anchor seen for line %d, which an edit names", meant)
+	}
+	return appendString(nil, selectors.Anchor(aim, chars)), nil
+}
+
+// A misaimer makes a model that miscounts (Options.Misaim): each edit, with
+// probability rate, names one of its lines one line off, as a model that
+// writes [41, 44] for a block that ends on 43 would, keeping the
+// characters of the line it meant.
+type misaimer struct {
+	rng  *rand.Rand
+	rate float64
+}
+
+func newMisaimer(rate float64, seed uint64) *misaimer {
+	if rate <= 0 {
+		return nil
+	}
+	return &misaimer{rng: rand.New(rand.NewPCG(seed, 0)), rate: rate}
+}
+
+// misaim aims some edits one line off: of those drawn, one position that
+// names a line, one line up or down, so that the edit still names a line
+// and stays apart from its neighbours (a misaim that only broke the
+// edits' order would fail in any form). An edit drawn with no such
+// position is left as it is.
+func (a *agent) misaim(edits []spliceEdit) {
+	if a.mis == nil {
+		return
+	}
+	n := len(a.oldLines)
+	for i := range edits {
+		if a.mis.rng.Float64() >= a.mis.rate {
+			continue
+		}
+		e := &edits[i]
+		slots := 1
+		if e.kind == "lines" {
+			slots = 2
+		}
+		var cands [][2]int // the slot and the shift
+		for k := range slots {
+			if e.pos[k] < 1 || e.pos[k] > n {
+				continue // before lines + 1 names no line
+			}
+			for _, d := range []int{-1, 1} {
+				aim := e.aim
+				aim[k] += d
+				valid := aim[k] >= 1 && aim[k] <= n && (e.kind != "lines" || aim[0] <= aim[1])
+				if valid && apart(edits, i, e.kind, aim) {
+					cands = append(cands, [2]int{k, d})
+				}
+			}
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		c := cands[a.mis.rng.IntN(len(cands))]
+		e.aim[c[0]] += c[1]
+		a.r.MisaimsMade++
+	}
+}
+
+// span is where an edit acts, in half lines: line l is 2l, the point
+// before it 2l-1.
+func span(kind string, p [2]int) (lo, hi int) {
+	switch kind {
+	case "lines":
+		return 2 * p[0], 2 * p[1]
+	case "after":
+		return 2*p[0] + 1, 2*p[0] + 1
+	}
+	return 2*p[0] - 1, 2*p[0] - 1
+}
+
+// apart reports whether edit i, aimed at aim, keeps clear of the edits
+// before and after it as they are aimed.
+func apart(edits []spliceEdit, i int, kind string, aim [2]int) bool {
+	lo, hi := span(kind, aim)
+	if i > 0 {
+		if _, prev := span(edits[i-1].kind, edits[i-1].aim); lo <= prev+1 {
+			return false
+		}
+	}
+	if i+1 < len(edits) {
+		if next, _ := span(edits[i+1].kind, edits[i+1].aim); hi >= next-1 {
+			return false
+		}
+	}
+	return true
+}
+
+// anchor is old line n's anchor, "41#xy" (SPEC 4.4), as the stored bytes give it:
+// the splice agent's governing client holds them.
 func (a *agent) anchor(n int) string {
 	return selectors.Anchor(n, selectors.AnchorChars(content(a.oldLines[n-1])))
 }
@@ -819,8 +1155,12 @@ func (a *agent) locateRun(ctx context.Context, j, k, save int) (bool, error) {
 // expand writes the new version with one expand_edit of a $splice and
 // checks that its expansion is the commit's version, byte for byte and by
 // digest.
-func (a *agent) expand(ctx context.Context, edits [][]byte) error {
-	splice := (&obj{}).str("result", a.id).raw("edits", append(append([]byte("["), bytes.Join(edits, []byte(","))...), ']')).bytes()
+func (a *agent) expand(ctx context.Context, edits []spliceEdit) error {
+	list, err := a.renderEdits(edits)
+	if err != nil {
+		return err
+	}
+	splice := (&obj{}).str("result", a.id).raw("edits", list).bytes()
 	content := (&obj{}).raw("$splice", splice).bytes()
 	args := (&obj{}).raw("arguments", (&obj{}).str("path", a.j.newPath).raw("content", content).bytes()).bytes()
 	ans, err := a.call(ctx, partExpand, "expand_edit", args)
@@ -911,6 +1251,7 @@ func (a *agent) locateMany(ctx context.Context) error {
 		if len(batch) > 5 {
 			o.int("max_matches", 100)
 		}
+		a.afterFind = a.write
 		ans, err := a.call(ctx, partFind, "find", o.bytes())
 		if err != nil {
 			return err
@@ -952,17 +1293,108 @@ func (a *agent) locateMany(ctx context.Context) error {
 // writeSplice writes the new version with write_file's splice: the path
 // and base default to the spliced result's file, but for a renamed file,
 // whose new path is given (and which is then a new file, without a base).
-func (a *agent) writeSplice(ctx context.Context, edits [][]byte) error {
-	splice := (&obj{}).str("result", a.id).raw("edits", append(append([]byte("["), bytes.Join(edits, []byte(","))...), ']')).bytes()
-	o := &obj{}
-	if a.j.newPath != a.j.oldPath {
-		o.str("path", a.j.newPath)
+//
+// A write that fails at a misaimed edit (anchor_mismatch, SPEC 5.2) is
+// detected: the model resends it in its next turn, the position aimed
+// at the anchor that the error names as the nearest line with the
+// characters sent (of two as near, the one whose text is the line it
+// meant). A write that succeeds with a misaimed edit in it landed
+// silently, and the file is not the commit's.
+func (a *agent) writeSplice(ctx context.Context, edits []spliceEdit) error {
+	detected := 0
+	for {
+		list, err := a.renderEdits(edits)
+		if err != nil {
+			return err
+		}
+		o := &obj{}
+		if a.j.newPath != a.j.oldPath {
+			o.str("path", a.j.newPath)
+		}
+		args := o.raw("splice", (&obj{}).str("result", a.id).raw("edits", list).bytes()).bytes()
+		a.turnPending = true
+		ans, err := a.callRaw(ctx, partWrite, "write_file", args)
+		if err != nil {
+			return err
+		}
+		if ans.Code == "" {
+			silent := 0
+			for i := range edits {
+				if edits[i].misaimed() {
+					silent++
+				}
+			}
+			a.r.MisaimsSilent += silent
+			err := a.checkWritten(ans)
+			if silent > 0 {
+				a.r.SilentLanding = err != nil
+				return fmt.Errorf("%d misaimed edit(s) landed silently: %w", silent, err)
+			}
+			if err == nil {
+				a.r.MisaimsRecovered += detected
+			}
+			return err
+		}
+		i, ok := failedEdit(ans.Text)
+		if !ok || i >= len(edits) || !edits[i].misaimed() || detected >= len(edits) {
+			return fmt.Errorf("write_file %s: %s", args, ans.Text)
+		}
+		detected++
+		a.r.MisaimsDetected++
+		if err := a.reaim(&edits[i], ans.Text); err != nil {
+			return err
+		}
 	}
-	ans, err := a.call(ctx, partWrite, "write_file", o.raw("splice", splice).bytes())
-	if err != nil {
-		return err
+}
+
+// failedAt reads the failing edit off an unresolved_edit's message.
+var failedAt = regexp.MustCompile(`"/splice/edits/([0-9]+)`)
+
+// failedEdit is the index of the edit that an error names.
+func failedEdit(text string) (int, bool) {
+	m := failedAt.FindStringSubmatch(text)
+	if m == nil {
+		return 0, false
 	}
-	return a.checkWritten(ans)
+	i, err := strconv.Atoi(m[1])
+	return i, err == nil
+}
+
+// namedLine matches a line that an anchor_mismatch message shows:
+// `43#xy is "\t}"`.
+var namedLine = regexp.MustCompile(`([0-9]+#[a-z2-7]{2}) is ("(?:[^"\\]|\\.)*")`)
+
+// reaim corrects a misaimed edit after the server refused it: with
+// anchors, to the line the error names that has the characters sent
+// (the line meant, by its text, when two are named); without, the model
+// sees its mistake and sends the lines it meant.
+func (a *agent) reaim(e *spliceEdit, msg string) error {
+	k := 0
+	if e.aim[0] == e.pos[0] {
+		k = 1
+	}
+	if !a.anchoredEdits() {
+		e.aim = e.pos
+		return nil
+	}
+	sent := a.anchorOf[e.pos[k]]
+	meant := cutPrefix(string(content(a.oldLines[e.pos[k]-1])), 80)
+	best := 0
+	for _, m := range namedLine.FindAllStringSubmatch(msg, -1) {
+		n, chars, ok := selectors.ParseAnchor(m[1])
+		if !ok || chars != sent || int(n) == e.aim[k] {
+			continue
+		}
+		text, err := strconv.Unquote(m[2])
+		if best == 0 || err == nil && text == meant {
+			best = int(n)
+		}
+	}
+	if best == 0 {
+		return fmt.Errorf("write_file: the error names no line to aim at: %s", msg)
+	}
+	e.aim[k] = best
+	return nil
 }
 
 // wroteLine matches the first line of write_file's text (SPEC section 9).

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -43,8 +46,49 @@ type Options struct {
 	// "full", where the model reads a success's structured content as
 	// JSON, as Claude Code and VS Code show it (SPEC section 1).
 	Answers string
+	// StepGap is the --step-gap that AgentWrite gives a server that has
+	// the flag (SPEC v5); 0 means DefaultStepGap. The model pauses longer
+	// than that between its turns, so that each turn begins a step and it
+	// calls no begin_step. A server without the flag (SPEC v4) gets none,
+	// and the model calls begin_step as that version asks.
+	StepGap time.Duration
+	// Misaim is the fraction of AgentWrite's edits that name one of their
+	// lines one line off (a model that miscounts), drawn with Seed.
+	Misaim float64
+	Seed   uint64
 	// Progress, when not nil, gets one line per commit.
 	Progress io.Writer
+
+	mis      *misaimer // Run's, for every commit
+	features *features // the server's, found once
+}
+
+// DefaultStepGap is the --step-gap of the server the write agent runs:
+// small, so that a run stays quick, and well above the milliseconds
+// between the calls of one turn.
+const DefaultStepGap = 20 * time.Millisecond
+
+// turnPause is how much longer than the gap the model pauses between
+// turns.
+const turnPause = 10 * time.Millisecond
+
+// features are what the server command serves beyond SPEC v4: --step-gap
+// and, with it, line anchors (SPEC v5).
+type features struct {
+	stepGap bool
+}
+
+// serverFeatures reads the server's --help: a v5 server lists -step-gap.
+func serverFeatures(ctx context.Context, server []string) *features {
+	out, _ := exec.CommandContext(ctx, server[0], append(slices.Clone(server[1:]), "--help")...).CombinedOutput()
+	return &features{stepGap: strings.Contains(string(out), "-step-gap")}
+}
+
+func (o Options) stepGap() time.Duration {
+	if o.StepGap > 0 {
+		return o.StepGap
+	}
+	return DefaultStepGap
 }
 
 // agent returns the agent's name and the server flags it needs.
@@ -87,8 +131,19 @@ type FileResult struct {
 	AmbiguousFinds int `json:"ambiguous_finds"`
 	Lookups        int `json:"lookups"`
 	Steps          int `json:"steps"`
-	Calls          int `json:"calls"` // every call the model makes, begin_step included
+	Calls          int `json:"calls"`      // every call the model makes, begin_step included
+	StepCalls      int `json:"step_calls"` // the model's begin_step calls among them
+	Turns          int `json:"turns"`      // the model's turns: calls sent together, each on the answers before
 	Retries        int `json:"retries"`
+	// Misaims (Options.Misaim): edits sent one line off, those the server
+	// refused (detected), those then resent and written right (recovered),
+	// and those written as sent (landed silently: the file is not the
+	// commit's, SilentLanding).
+	MisaimsMade      int  `json:"misaims_made"`
+	MisaimsDetected  int  `json:"misaims_detected"`
+	MisaimsRecovered int  `json:"misaims_recovered"`
+	MisaimsSilent    int  `json:"misaims_silent"`
+	SilentLanding    bool `json:"silent_landing,omitempty"`
 	// ComposedLines and ComposedBytes are the added lines referenced from
 	// the old file instead of retyped; LiteralBytes the escaped literal text
 	// of the edits.
@@ -132,7 +187,10 @@ type CommitInfo struct {
 type Report struct {
 	Repo    string       `json:"repo"`
 	Agent   string       `json:"agent"`
-	Answers string       `json:"answers,omitempty"` // AgentWrite's --answers
+	Answers string       `json:"answers,omitempty"`  // AgentWrite's --answers
+	StepGap string       `json:"step_gap,omitempty"` // AgentWrite's --step-gap, when the server has it
+	Misaim  float64      `json:"misaim,omitempty"`
+	Seed    uint64       `json:"seed,omitempty"`
 	Commits []CommitInfo `json:"commits"`
 	Files   []FileResult `json:"files"`
 }
@@ -153,8 +211,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if _, err := git(ctx, opts.Repo, "rev-parse", "--git-dir"); err != nil {
 		return nil, err
 	}
+	if opts.Misaim < 0 || opts.Misaim > 1 {
+		return nil, fmt.Errorf("misaim %g is not a fraction from 0 to 1", opts.Misaim)
+	}
+	opts.mis = newMisaimer(opts.Misaim, opts.Seed)
+	opts.features = serverFeatures(ctx, opts.Server)
 	kind, _ := opts.agent()
-	rep := &Report{Repo: opts.Repo, Agent: kind}
+	rep := &Report{Repo: opts.Repo, Agent: kind, Misaim: opts.Misaim, Seed: opts.Seed}
+	if kind == AgentWrite && opts.features.stepGap {
+		rep.StepGap = opts.stepGap().String()
+	}
 	if kind == AgentWrite {
 		rep.Answers = opts.answers()
 	}
@@ -316,6 +382,12 @@ func replay(ctx context.Context, opts Options, jobs []*job) ([]FileResult, error
 	if len(jobs) == 0 {
 		return nil, nil
 	}
+	if opts.features == nil {
+		opts.features = serverFeatures(ctx, opts.Server)
+	}
+	if opts.mis == nil {
+		opts.mis = newMisaimer(opts.Misaim, opts.Seed)
+	}
 	root, err := os.MkdirTemp("", "loom-editbench-")
 	if err != nil {
 		return nil, err
@@ -354,16 +426,24 @@ func replay(ctx context.Context, opts Options, jobs []*job) ([]FileResult, error
 			}
 		}
 		if s == nil {
-			_, flags := opts.agent()
+			kind, flags := opts.agent()
+			gap := kind == AgentWrite && opts.features.stepGap
+			if gap {
+				flags = append(flags, "--step-gap", opts.stepGap().String())
+			}
 			if s, err = startSession(ctx, opts.Server, root, append(append([]string{}, opts.ServerFlags...), flags...)); err != nil {
 				return files, err
 			}
 			s.structuredSeen = slices.Contains(flags, "full")
+			s.anchored = opts.features.stepGap
+			if gap {
+				s.pause = opts.stepGap() + turnPause
+			}
 			used, stored = 0, 0
 		}
 		used, stored = used+size, stored+2
 		kind, _ := opts.agent()
-		r := replayFile(ctx, s, j, kind, root)
+		r := replayFile(ctx, s, j, kind, root, opts.mis)
 		if r.Error != "" && ctx.Err() != nil {
 			return files, ctx.Err()
 		}
@@ -378,12 +458,12 @@ func replay(ctx context.Context, opts Options, jobs []*job) ([]FileResult, error
 }
 
 // replayFile runs the agent on j and computes the baselines.
-func replayFile(ctx context.Context, s *session, j *job, kind, root string) FileResult {
+func replayFile(ctx context.Context, s *session, j *job, kind, root string, mis *misaimer) FileResult {
 	r := FileResult{Commit: j.commit, Path: j.newPath, Bytes: len(j.old), NewBytes: len(j.new), Hunks: len(j.hunks)}
 	if j.oldPath != j.newPath {
 		r.OldPath = j.oldPath
 	}
-	a := newAgent(s, j, &r, kind, root)
+	a := newAgent(s, j, &r, kind, root, mis)
 	if err := a.run(ctx); err != nil {
 		r.Preserved = false
 		r.Error = err.Error()

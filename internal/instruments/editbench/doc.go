@@ -42,6 +42,26 @@
 //  5. checks that the expansion is the commit's file byte for byte and that
 //     its sha256 is the blob's.
 //
+// The write agent (AgentWrite) is a stock client's model: it never
+// inspects (a find over the file's path names its result), locates the
+// hunks with one find of several patterns, then one find a turn for what is
+// left, reads what it needs in one turn, and writes with write_file's
+// splice. On a server with --step-gap (SPEC v5, found in its --help) it
+// runs the server with a small gap (Options.StepGap), pauses longer than
+// that between its turns and calls no begin_step: each turn begins a step.
+// It reads get_lines numbered and names every line its edits name by the
+// anchor an answer showed it (find's matches, numbered get_lines; an
+// insertion names the line before it with after); on a server without the
+// flag (SPEC v4) it names lines by number and calls begin_step at each
+// file and after a spent step. Options.Misaim makes a fraction of its
+// edits name one line one line off, with the characters of the line meant
+// (a model that miscounts); a server with anchors refuses such an edit
+// (anchor_mismatch) and the model resends it aimed at the line the error
+// names, while a server without them writes it and the file comes out
+// wrong: the report counts misaims made, detected, recovered and landed
+// silently. Turns are counted as the model's rounds of calls, each on the
+// answers of the round before.
+//
 // The model reads the text content of every answer and generates the
 // arguments of every call, as compact JSON that escapes only what RFC 8259
 // requires. The baselines: whole reads the file and writes

@@ -169,10 +169,12 @@ func TestRunNotARepository(t *testing.T) {
 }
 
 // TestRunWriteAgent replays the fixture's history as a stock client does
-// (--steps model --write, SPEC v4): the file on disk is the commit's after
-// each write_file, begin_step is the model's and counted, the model never
-// inspects (a find over the file's path names its result), and a find of
-// several patterns locates the hunks of one file at once.
+// (--steps model --write): the file on disk is the commit's after each
+// write_file; the server has --step-gap (SPEC v5), so the model calls no
+// begin_step and its turns, apart by more than the gap, each begin a step;
+// the model never inspects (a find over the file's path names its result),
+// a find of several patterns locates the hunks of one file at once, and
+// the edits name their lines by the anchors the answers showed.
 func TestRunWriteAgent(t *testing.T) {
 	t.Parallel()
 	rep, err := Run(t.Context(), Options{Repo: repo, Server: []string{binary}, MaxFileBytes: 64 << 10, Agent: AgentWrite})
@@ -183,7 +185,9 @@ func TestRunWriteAgent(t *testing.T) {
 	assert.Equal(t, 9, s.Preserved, "%v", s.Failures)
 	for _, f := range rep.Files {
 		assert.True(t, f.Preserved, "%s: %s", f.Path, f.Error)
-		assert.Equal(t, Cost{Read: int64(len("step 2")), Generated: 2}, f.LoomParts[partStep], "%s: the model's begin_step", f.Path)
+		assert.NotContains(t, f.LoomParts, partStep, "%s: no begin_step", f.Path)
+		assert.Zero(t, f.StepCalls, f.Path)
+		assert.Zero(t, f.MisaimsMade, f.Path)
 		assert.NotContains(t, f.LoomParts, partExpand, f.Path)
 		assert.NotContains(t, f.LoomParts, partInspect, f.Path)
 		assert.Contains(t, f.LoomParts, partWrite, f.Path)
@@ -197,7 +201,11 @@ func TestRunWriteAgent(t *testing.T) {
 			"the path and base default to the inspected file's")
 		assert.Equal(t, compactLen(t, map[string]any{"paths": []string{"mid.go"}, "pattern": "func step40(x int) int { return x + 40 }"}),
 			f.LoomParts[partFind].Generated, "one hunk: a find of one pattern, over the path")
-		assert.Equal(t, 4, f.Calls, "begin_step, find, get_lines, write_file")
+		assert.Equal(t, 3, f.Calls, "find, get_lines, write_file")
+		assert.Equal(t, 3, f.Turns, "each call on the answer before")
+		assert.Equal(t, Cost{Read: int64(len(anchorOf(midGo, 41) + ": " + lines(midGo, 41, 41))),
+			Generated: compactLen(t, map[string]any{"result": "r1", "first": 41, "last": 41, "numbered": true})}, f.LoomParts[partRead],
+			"line 41, numbered: the model reads its anchor (line 40's came with find's match)")
 	})
 	t.Run("insertion at the top and an edit", func(t *testing.T) {
 		f := rep.Files[7]
@@ -284,4 +292,88 @@ func TestWriteAgentAnswers(t *testing.T) {
 func anchorOf(text string, n int) string {
 	line := strings.TrimSuffix(strings.TrimSuffix(lines(text, n, n), "\n"), "\r")
 	return selectors.Anchor(n, selectors.AnchorChars([]byte(line)))
+}
+
+// TestWriteAgentMisaim: with --misaim 1 every edit that can be aimed one
+// line off is; the server refuses each (anchor_mismatch, SPEC 5.2), the
+// model resends with the anchor the error names, and every file is the
+// commit's: none lands silently. The draws follow the seed.
+func TestWriteAgentMisaim(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(t.Context(), Options{Repo: repo, Server: []string{binary}, MaxFileBytes: 64 << 10, Agent: AgentWrite, Misaim: 1, Seed: 1})
+	require.NoError(t, err)
+	s := rep.Summary()
+	assert.Equal(t, s.Files, s.Preserved, "%v", s.Failures)
+	got := [5]int{s.MisaimsMade, s.MisaimsDetected, s.MisaimsRecovered, s.MisaimsSilent, s.SpoiledFiles}
+	assert.Equal(t, [5]int{10, 10, 10, 0, 0}, got, "made, detected, recovered, landed silently, files left wrong")
+	for _, f := range rep.Files {
+		if f.MisaimsMade > 0 {
+			assert.Greater(t, f.LoomParts[partWrite].Read, int64(0))
+			assert.Contains(t, f.LoomParts, partWrite)
+		}
+	}
+	again, err := Run(t.Context(), Options{Repo: repo, Server: []string{binary}, MaxFileBytes: 64 << 10, Agent: AgentWrite, Misaim: 1, Seed: 1})
+	require.NoError(t, err)
+	assert.Equal(t, s.MisaimsMade, again.Summary().MisaimsMade, "the same seed, the same misaims")
+}
+
+// TestMisaimDraws: a misaimed edit names one of its lines one line off and
+// stays clear of its neighbours; a position that names no line (before
+// lines + 1) is never moved.
+func TestMisaimDraws(t *testing.T) {
+	t.Parallel()
+	a := &agent{r: &FileResult{}, oldLines: splitLines([]byte(numbered("line %02d %d\n", 10))), mis: newMisaimer(1, 7), write: true}
+	edits := []spliceEdit{
+		{kind: "lines", pos: [2]int{2, 3}},
+		{kind: "after", pos: [2]int{5}},
+		{kind: "lines", pos: [2]int{7, 7}},
+		{kind: "before", pos: [2]int{11}},
+	}
+	for i := range edits {
+		edits[i].aim = edits[i].pos
+	}
+	a.misaim(edits)
+	assert.Equal(t, 3, a.r.MisaimsMade)
+	for i, e := range edits {
+		moved := 0
+		for k := range 2 {
+			if d := e.aim[k] - e.pos[k]; d != 0 {
+				assert.Contains(t, []int{-1, 1}, d, "edit %d", i)
+				moved++
+			}
+		}
+		if e.kind == "before" {
+			assert.Equal(t, 0, moved, "before lines + 1 names no line")
+			continue
+		}
+		assert.Equal(t, 1, moved, "edit %d: %+v", i, e)
+		if i > 0 {
+			_, prev := span(edits[i-1].kind, edits[i-1].aim)
+			lo, _ := span(e.kind, e.aim)
+			assert.Greater(t, lo, prev+1, "edit %d clear of the one before", i)
+		}
+	}
+	assert.Nil(t, newMisaimer(0, 1))
+}
+
+// TestReaim: the model reads the line to aim at off anchor_mismatch's
+// message: of the lines named with the characters it sent, the one whose
+// text is the line it meant.
+func TestReaim(t *testing.T) {
+	t.Parallel()
+	old := "a\nx\nb\nx\nc\n"
+	a := &agent{r: &FileResult{}, oldLines: splitLines([]byte(old)), write: true, s: &session{anchored: true}, anchorOf: map[int][2]byte{}}
+	x := selectors.AnchorChars([]byte("x"))
+	a.anchorOf[2], a.anchorOf[4] = x, x
+	e := spliceEdit{kind: "lines", pos: [2]int{4, 4}, aim: [2]int{3, 4}}
+	msg := `error unresolved_edit: edit part at "/splice/edits/0" does not resolve: anchor_mismatch: line 3 is ` +
+		selectors.Anchor(3, selectors.AnchorChars([]byte("b"))) + ` "b", not ` + selectors.Anchor(3, x) + `; ` +
+		selectors.Anchor(2, x) + ` is "x" and ` + selectors.Anchor(4, x) + ` is "x"`
+	require.NoError(t, a.reaim(&e, msg))
+	assert.Contains(t, []int{2, 4}, e.aim[0], "both hold x: either is the text meant")
+	i, ok := failedEdit(msg)
+	assert.True(t, ok)
+	assert.Equal(t, 0, i)
+	e = spliceEdit{kind: "lines", pos: [2]int{4, 4}, aim: [2]int{3, 4}}
+	assert.Error(t, a.reaim(&e, "error unresolved_edit: something else"))
 }

@@ -71,6 +71,9 @@ type Summary struct {
 	Repo          string   `json:"repo"`
 	Agent         string   `json:"agent"`
 	Answers       string   `json:"answers,omitempty"`
+	StepGap       string   `json:"step_gap,omitempty"`
+	Misaim        float64  `json:"misaim,omitempty"`
+	Seed          uint64   `json:"seed,omitempty"`
 	Commits       int      `json:"commits"`
 	CommitHashes  []string `json:"commit_hashes"`
 	Files         int      `json:"files"`
@@ -83,6 +86,8 @@ type Summary struct {
 	Steps         int      `json:"steps"`
 	Retries       int      `json:"retries"`
 	Calls         int      `json:"calls"`
+	StepCalls     int      `json:"step_calls"`
+	Turns         int      `json:"turns"`
 	ComposedLines int      `json:"composed_lines"`
 	ComposedBytes int64    `json:"composed_bytes"`
 	// LiteralBytes is the escaped literal text in the loom edits; the rest
@@ -97,6 +102,19 @@ type Summary struct {
 	ReadVsWholeMedianOver4K    float64 `json:"read_vs_whole_median_over_4k"`
 	ContextVsStrReplaceTotal   float64 `json:"context_vs_str_replace_total"`
 	CallsPerFile               float64 `json:"calls_per_file"`
+	// CallsPerFileWithoutStep and TurnsPerFile leave begin_step out;
+	// StrReplaceCallsPerFile is what str_replace needs for the same edits:
+	// a read of the file and one call per edit.
+	CallsPerFileWithoutStep float64 `json:"calls_per_file_without_begin_step"`
+	TurnsPerFile            float64 `json:"turns_per_file"`
+	StrReplaceCallsPerFile  float64 `json:"str_replace_calls_per_file"`
+	// Misaims (Options.Misaim), and the files that a misaim that landed
+	// silently left wrong (not preserved).
+	MisaimsMade      int `json:"misaims_made"`
+	MisaimsDetected  int `json:"misaims_detected"`
+	MisaimsRecovered int `json:"misaims_recovered"`
+	MisaimsSilent    int `json:"misaims_silent"`
+	SpoiledFiles     int `json:"spoiled_files"`
 
 	Totals     map[string]Cost          `json:"totals"`
 	Strategies map[string]StrategyStats `json:"strategies"`
@@ -112,7 +130,7 @@ type Summary struct {
 // Summary aggregates the report.
 func (rep *Report) Summary() Summary {
 	s := Summary{
-		Repo: rep.Repo, Agent: rep.Agent, Answers: rep.Answers, Commits: len(rep.Commits), CommitHashes: []string{}, Files: len(rep.Files),
+		Repo: rep.Repo, Agent: rep.Agent, Answers: rep.Answers, StepGap: rep.StepGap, Misaim: rep.Misaim, Seed: rep.Seed, Commits: len(rep.Commits), CommitHashes: []string{}, Files: len(rep.Files),
 		Totals: map[string]Cost{}, Strategies: map[string]StrategyStats{}, LoomParts: map[string]Cost{},
 		Skipped: map[string]int{}, Failures: []Failure{},
 	}
@@ -137,6 +155,15 @@ func (rep *Report) Summary() Summary {
 		s.Lookups += f.Lookups
 		s.Steps += f.Steps
 		s.Calls += f.Calls
+		s.StepCalls += f.StepCalls
+		s.Turns += f.Turns
+		s.MisaimsMade += f.MisaimsMade
+		s.MisaimsDetected += f.MisaimsDetected
+		s.MisaimsRecovered += f.MisaimsRecovered
+		s.MisaimsSilent += f.MisaimsSilent
+		if f.SilentLanding {
+			s.SpoiledFiles++
+		}
 		s.Retries += f.Retries
 		s.ComposedLines += f.ComposedLines
 		s.ComposedBytes += f.ComposedBytes
@@ -179,6 +206,9 @@ func (rep *Report) Summary() Summary {
 	s.ReadVsWholeMedianOver4K = median(readVsWhole)
 	s.ContextVsStrReplaceTotal = ratio(s.Totals[Loom].context(), s.Totals[StrReplace].context())
 	s.CallsPerFile = ratio(int64(s.Calls), int64(s.Files))
+	s.CallsPerFileWithoutStep = ratio(int64(s.Calls-s.StepCalls), int64(s.Files))
+	s.TurnsPerFile = ratio(int64(s.Turns), int64(s.Files))
+	s.StrReplaceCallsPerFile = ratio(int64(s.Files+s.StrReplaceParts.Edits), int64(s.Files))
 	s.Targets = []Target{
 		target("preservation", s.PreservationRate, ">=", 1, s.Files),
 		target("git_position_hunks", s.OracleRate, "<", 0.02, s.Hunks),
@@ -263,6 +293,21 @@ func (s Summary) WriteTable(w io.Writer) error {
 		s.Repo, s.Agent, answers, s.Commits, span, s.Files, s.Preserved, 100*s.PreservationRate)
 	fmt.Fprintf(&b, "hunks %d: git's position for %d (%.2f%%); finds %d (%d ambiguous), lookups %d, steps %d, retries %d; %d calls (%.2f a file)\n",
 		s.Hunks, s.OracleHunks, 100*s.OracleRate, s.Finds, s.Ambiguous, s.Lookups, s.Steps, s.Retries, s.Calls, s.CallsPerFile)
+	if s.Agent == AgentWrite {
+		// The model's turns and begin_step calls; the splice agent's steps
+		// are its governing client's, and its turns are not modelled.
+		fmt.Fprintf(&b, "without begin_step: %.2f calls and %.2f turns a file (%d begin_step calls); str_replace: %.2f calls a file\n",
+			s.CallsPerFileWithoutStep, s.TurnsPerFile, s.StepCalls, s.StrReplaceCallsPerFile)
+	} else {
+		fmt.Fprintf(&b, "str_replace: %.2f calls a file\n", s.StrReplaceCallsPerFile)
+	}
+	if s.StepGap != "" {
+		fmt.Fprintf(&b, "the server's --step-gap %s: steps begin by themselves between the model's turns\n", s.StepGap)
+	}
+	if s.Misaim > 0 {
+		fmt.Fprintf(&b, "misaims (--misaim %g --seed %d): %d made, %d detected, %d recovered, %d landed silently (%d files left wrong)\n",
+			s.Misaim, s.Seed, s.MisaimsMade, s.MisaimsDetected, s.MisaimsRecovered, s.MisaimsSilent, s.SpoiledFiles)
+	}
 	fmt.Fprintf(&b, "moved or copied code: %d added lines (%d bytes) referenced instead of retyped\n\n", s.ComposedLines, s.ComposedBytes)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)

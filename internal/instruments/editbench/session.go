@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loom-results/loom-results/internal/testkit/stdioclient"
 	"github.com/loom-results/loom-results/limits"
@@ -27,7 +28,19 @@ type session struct {
 	// content, as JSON, instead of its text: what Claude Code and VS Code
 	// do whenever an answer has one (SPEC section 1).
 	structuredSeen bool
+	// pause is the model's pause between turns, longer than the server's
+	// --step-gap, so that each turn begins a step (SPEC 6); 0 when the
+	// server has no --step-gap (SPEC v4), and the model calls begin_step.
+	pause time.Duration
+	// anchored says that the server shows line anchors and takes them in
+	// edits (SPEC v5).
+	anchored bool
+	// called says that a tool call was made in this session.
+	called bool
 }
+
+// gap reports a server whose steps begin by themselves between turns.
+func (s *session) gap() bool { return s.pause > 0 }
 
 // An answer is a tool result as the agent's client sees it.
 type answer struct {
@@ -91,6 +104,7 @@ func (s *session) call(ctx context.Context, tool string, args []byte) (*answer, 
 		StructuredContent json.RawMessage `json:"structuredContent"`
 		IsError           bool            `json:"isError"`
 	}
+	s.called = true
 	if err := s.request(ctx, "tools/call", map[string]any{"name": tool, "arguments": json.RawMessage(args)}, &res); err != nil {
 		s.broken = true
 		return nil, fmt.Errorf("tools/call %s: %w", tool, err)
