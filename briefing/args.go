@@ -269,5 +269,12 @@ func (d argDecoder) text(n jsontape.Node, name, opt string) (string, *errcode.Er
 	case opt == "not_utf8":
 		return "", errcode.Offset(errcode.NotUTF8, int64(bad), "argument %q is not valid UTF-8 at byte %d of its text", name, bad)
 	}
-	return "", errcode.New(errcode.InvalidArgument, "argument %q is not valid UTF-8 at byte %d of its text", name, bad)
+	return "", notUTF8("argument", name, bad)
+}
+
+// notUTF8 is the one message of a string that is not valid UTF-8 at any
+// depth (kind as givenTwice's), with the offset of its first bad byte in
+// the decoded text.
+func notUTF8(kind, name string, bad int) *errcode.Error {
+	return errcode.New(errcode.InvalidArgument, "%s %q is not valid UTF-8 at byte %d of its text", kind, name, bad)
 }

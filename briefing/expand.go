@@ -430,7 +430,7 @@ func (e *expander) str(v NodeID, name string) (string, *errcode.Error) {
 	}
 	s, bad := e.ix.StringText(v)
 	if bad >= 0 {
-		return "", errcode.New(errcode.InvalidArgument, "member %q is not valid UTF-8", name)
+		return "", notUTF8("member", name, bad)
 	}
 	return s, nil
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/loom-results/loom-results/workspace"
 )
 
-// TestRepeatedMemberMessages: a name given twice has one message at every
-// depth, "argument" for a tool's arguments and "member" inside them, the
+// TestRepeatedMemberMessages: a name given twice, or a string that is not
+// valid UTF-8, has one message at every depth, "argument" for a tool's arguments and "member" inside them, the
 // place being the error's at (SPEC 5.1, 5.2, 9): a tool's arguments, a
 // splice, an edit, a compose reference, and a reference inside an edit's
 // text, through write_file and expand_edit.
@@ -39,6 +39,14 @@ func TestRepeatedMemberMessages(t *testing.T) {
 		{"write_file", `{"splice":{"result":"r1","edits":[{"lines":[1,1],"text":{"$compose":[{"result":"r1","sha256":"x","sha256":"y"}]}}]}}`,
 			unresolved + `"/splice/edits/0/text/$compose/0" does not resolve: error invalid_argument: member "sha256" is given twice`},
 	}
+	// A string that is not valid UTF-8 says where, at every depth.
+	tests = append(tests,
+		struct{ tool, args, want string }{"get_lines", "{\"result\":\"r\xff1\",\"first\":1}", `error invalid_argument: argument "result" is not valid UTF-8 at byte 1 of its text`},
+		struct{ tool, args, want string }{"write_file", "{\"splice\":{\"result\":\"r1\xff\",\"edits\":[]}}",
+			unresolved + `"/splice" does not resolve: error invalid_argument: member "result" is not valid UTF-8 at byte 2 of its text`},
+		struct{ tool, args, want string }{"write_file", "{\"path\":\"b.txt\",\"compose\":[{\"result\":\"r1\",\"pointer\":\"/\\udc00\"}]}",
+			unresolved + `"/compose/0" does not resolve: error invalid_argument: member "pointer" is not valid UTF-8 at byte 1 of its text`},
+	)
 	for i, tt := range tests {
 		res := p.Call(2*i+2, tt.tool, tt.args)
 		assert.Equal(t, tt.want, mcptest.Text(res), "%s %s", tt.tool, tt.args)
