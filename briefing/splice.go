@@ -125,10 +125,19 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 	var text NodeID
 	var ps []position // the positions, as sent
 	hasLines, hasBefore, hasAfter, hasText := false, false, false, false
+	seen := map[string]bool{}
 	for m, v := range e.ix.Members(ed) {
+		switch m.Name {
+		case "lines", "before", "after", "text":
+			if seen[m.Name] {
+				return s, b.unresolved(at, givenTwice("member", m.Name))
+			}
+			seen[m.Name] = true
+			if m.Name != "text" && e.ix.Kind(v) == jsontape.Null {
+				continue // an optional member given as null counts as omitted, as an argument does
+			}
+		}
 		switch {
-		case m.Name == "lines" && hasLines, m.Name == "before" && hasBefore, m.Name == "after" && hasAfter, m.Name == "text" && hasText:
-			return s, b.unresolved(at, givenTwice("member", m.Name))
 		case m.Name == "lines":
 			l, err := e.positions(v, path+"/lines", 2, 2)
 			if err != nil {

@@ -39,6 +39,14 @@ func TestRepeatedMemberMessages(t *testing.T) {
 		{"write_file", `{"splice":{"result":"r1","edits":[{"lines":[1,1],"text":{"$compose":[{"result":"r1","sha256":"x","sha256":"y"}]}}]}}`,
 			unresolved + `"/splice/edits/0/text/$compose/0" does not resolve: error invalid_argument: member "sha256" is given twice`},
 	}
+	// An optional member given as null counts as omitted at every depth,
+	// and still counts as given for a repeat.
+	tests = append(tests,
+		struct{ tool, args, want string }{"expand_edit", `{"arguments":{"c":{"$splice":{"result":"r1","sha256":null,"edits":[{"lines":[2,2],"before":null,"after":null,"text":"TWO\n"}]}}}}`,
+			"/c: 14 bytes sha256=" + digest("one\nTWO\nthree\n")[:12] + " result=r2\n"},
+		struct{ tool, args, want string }{"expand_edit", `{"arguments":{"c":{"$splice":{"result":"r1","edits":[{"before":null,"before":1,"text":"x\n"}]}}}}`,
+			unresolved + `"/c/$splice/edits/0" does not resolve: error invalid_argument: member "before" is given twice`},
+	)
 	// A string that is not valid UTF-8 says where, at every depth.
 	tests = append(tests,
 		struct{ tool, args, want string }{"get_lines", "{\"result\":\"r\xff1\",\"first\":1}", `error invalid_argument: argument "result" is not valid UTF-8 at byte 1 of its text`},
