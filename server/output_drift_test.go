@@ -16,33 +16,6 @@ import (
 	"github.com/loom-results/loom-results/results"
 )
 
-// jsonMembers are the names a type's json encoding writes, in field order
-// (the fields of an embedded struct without a json tag are its own), and
-// those it always writes (no omitempty): what an object schema of it must
-// list as properties and as required.
-func jsonMembers(rt reflect.Type) (names, required []string) {
-	for rt.Kind() == reflect.Pointer {
-		rt = rt.Elem()
-	}
-	for f := range rt.Fields() {
-		tag, hasTag := f.Tag.Lookup("json")
-		if f.Anonymous && !hasTag {
-			n, r := jsonMembers(f.Type)
-			names, required = append(names, n...), append(required, r...)
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if !f.IsExported() || name == "-" {
-			continue
-		}
-		names = append(names, name)
-		if opts != "omitempty" {
-			required = append(required, name)
-		}
-	}
-	return names, required
-}
-
 // schemaObject is what the drift check reads of an object's schema.
 type schemaObject struct {
 	Properties map[string]json.RawMessage `json:"properties"`
@@ -143,4 +116,26 @@ func subset(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestOfType: an output schema built from an answer type lists the type's
+// members in field order and requires those it always writes; a member
+// without a schema, or a schema for no member, stops the server at start.
+func TestOfType(t *testing.T) {
+	t.Parallel()
+	type answer struct {
+		B    int64   `json:"b"`
+		A    *string `json:"a,omitempty"`
+		Text string  `json:"-"`
+		hid  int
+	}
+	_ = answer{}.hid
+	got := ofType[answer](map[string]string{"a": `{"type":"string"}`, "b": `{"type":"integer"}`})
+	assert.Equal(t, `{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string"}},"additionalProperties":false,"required":["b"]}`, got)
+	assert.PanicsWithValue(t, `output schema of server.answer: no schema for member "a"`, func() {
+		ofType[answer](map[string]string{"b": `{}`, "c": `{}`})
+	})
+	assert.PanicsWithValue(t, `output schema of server.answer: schemas for 3 members, the type writes [b a]`, func() {
+		ofType[answer](map[string]string{"a": `{}`, "b": `{}`, "text": `{}`})
+	})
 }

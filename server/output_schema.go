@@ -2,10 +2,13 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
 )
@@ -174,6 +177,58 @@ func schema(props []prop, required ...string) json.RawMessage {
 	return b
 }
 
+// ofType is the object schema of answer type T: its properties are the
+// members that T's json encoding writes, in field order, and those it
+// always writes (no omitempty) are required, so that neither can drift from
+// the type, the one description of the answer. schemas gives each member's
+// own schema, what the type cannot say (a description, a bound, a shared
+// piece); a member without one, or one for no member, stops the server at
+// start.
+func ofType[T any](schemas map[string]string) string {
+	names, required := jsonMembers(reflect.TypeFor[T]())
+	if len(schemas) != len(names) {
+		panic(fmt.Sprintf("output schema of %s: schemas for %d members, the type writes %v", reflect.TypeFor[T](), len(schemas), names))
+	}
+	ps := make([]prop, len(names))
+	for i, n := range names {
+		s, ok := schemas[n]
+		if !ok {
+			panic(fmt.Sprintf("output schema of %s: no schema for member %q", reflect.TypeFor[T](), n))
+		}
+		ps[i] = prop{n, s}
+	}
+	return string(schema(ps, required...))
+}
+
+// jsonMembers are the names that a value of type rt is written with by
+// encoding/json, in field order (the fields of an embedded struct without
+// a json tag are its own), and those it always writes (no omitempty).
+func jsonMembers(rt reflect.Type) (names, required []string) {
+	for rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	for f := range rt.Fields() {
+		tag, hasTag := f.Tag.Lookup("json")
+		if f.Anonymous && !hasTag {
+			n, r := jsonMembers(f.Type)
+			names, required = append(names, n...), append(required, r...)
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+		if opts != "omitempty" {
+			required = append(required, name)
+		}
+	}
+	return names, required
+}
+
 // objectSchema is an object with exactly the properties ps, all required.
 func objectSchema(ps []prop) string {
 	names := make([]string, len(ps))
@@ -244,14 +299,14 @@ var (
 		{"budget", `{"$ref":"#/$defs/budget"}`},
 	})
 
-	writeFileOutput = objectSchema([]prop{
-		{"path", `{"type":"string","description":"The file written, relative to the root."}`},
-		{"bytes", `{"type":"integer","minimum":0}`},
-		{"sha256", `{"$ref":"#/$defs/sha256"}`},
-		{"base", `{"type":["string","null"],"description":"The base result's ID, or null for a new file."}`},
-		{"result", `{"$ref":"#/$defs/descriptor"}`},
-		{"diff", `{"type":"string","description":"The change as a unified diff (GNU diff -U1 without file names)."}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	writeFileOutput = ofType[briefing.Written](map[string]string{
+		"path":   `{"type":"string","description":"The file written, relative to the root."}`,
+		"bytes":  `{"type":"integer","minimum":0}`,
+		"sha256": `{"$ref":"#/$defs/sha256"}`,
+		"base":   `{"type":["string","null"],"description":"The base result's ID, or null for a new file."}`,
+		"result": `{"$ref":"#/$defs/descriptor"}`,
+		"diff":   `{"type":"string","description":"The change as a unified diff (GNU diff -U1 without file names)."}`,
+		"budget": `{"$ref":"#/$defs/budget"}`,
 	})
 
 	listResultsOutput = objectSchema([]prop{
@@ -263,16 +318,16 @@ var (
 		{"budget", `{"$ref":"#/$defs/budget"}`},
 	})
 
-	expandEditOutput = objectSchema([]prop{
-		{"arguments", `{"type":"object","description":"The arguments with every node replaced by its text."}`},
-		{"expansions", `{"type":"array","items":` + objectSchema([]prop{
-			{"at", `{"type":"string","description":"JSON pointer of the replaced node in arguments."}`},
-			{"bytes", `{"type":"integer","minimum":0}`},
-			{"sha256", `{"$ref":"#/$defs/sha256"}`},
-			{"parts", `{"type":"integer","minimum":0}`},
-			{"result", `{"type":["string","null"],"description":"The ID the expanded text was retained under; null when the store is full."}`},
-		}) + `}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	expandEditOutput = ofType[expandAnswer](map[string]string{
+		"arguments": `{"type":"object","description":"The arguments with every node replaced by its text."}`,
+		"expansions": `{"type":"array","items":` + ofType[briefing.Expansion](map[string]string{
+			"at":     `{"type":"string","description":"JSON pointer of the replaced node in arguments."}`,
+			"bytes":  `{"type":"integer","minimum":0}`,
+			"sha256": `{"$ref":"#/$defs/sha256"}`,
+			"parts":  `{"type":"integer","minimum":0}`,
+			"result": `{"type":["string","null"],"description":"The ID the expanded text was retained under; null when the store is full."}`,
+		}) + `}`,
+		"budget": `{"$ref":"#/$defs/budget"}`,
 	})
 
 	retainOutputOutput = `{"$ref":"#/$defs/descriptor"}`
