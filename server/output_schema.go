@@ -11,6 +11,7 @@ import (
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // outputSchema returns a tool's outputSchema: its structured content is
@@ -261,42 +262,42 @@ var (
 		{"as", `{"enum":["lexeme","string"]}`},
 	}), prop{"type", `{"enum":["object","array","string","number","boolean","null"],"description":"The selected value's JSON type."}`})
 
-	findMatch = objectSchema([]prop{
-		{"line", `{"type":"integer","minimum":1}`},
-		{"anchor", `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor, which an edit names the line by."}`},
-		{"text", `{"type":"string","description":"The line without its ending, cut to its first bytes when cut is true."}`},
-		{"cut", `{"type":"boolean"}`},
+	findMatch = ofType[selectors.Match](map[string]string{
+		"line":   `{"type":"integer","minimum":1}`,
+		"anchor": `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor, which an edit names the line by."}`,
+		"text":   `{"type":"string","description":"The line without its ending, cut to its first bytes when cut is true."}`,
+		"cut":    `{"type":"boolean"}`,
 	})
 
 	// find answers by result or, over paths, by file (SPEC 5.3).
 	findOutput = `{"anyOf":[` + findResultOutput + `,` + findPathsOutput + `]}`
 
-	findPathsOutput = objectSchema([]prop{
-		{"files", `{"type":"array","description":"The files with matches, in order.","items":` + objectSchema([]prop{
-			{"result", `{"type":["string","null"],"description":"Null when the store had no room for the file."}`},
-			{"path", `{"type":"string"}`},
-			{"sha256", `{"$ref":"#/$defs/sha256"}`},
-			{"matches", `{"type":"array","items":` + findMatch + `}`},
-			{"total", `{"type":"integer","minimum":1}`},
-		}) + `}`},
-		{"total", `{"type":"integer","minimum":0,"description":"Every matching line of every file, shown or not."}`},
-		{"truncated", `{"type":"boolean"}`},
-		{"files_searched", `{"type":"integer","minimum":0}`},
-		{"files_skipped", `{"type":"integer","minimum":0,"description":"Files a directory brought that inspect would refuse."}`},
-		{"bytes", `{"type":"integer","minimum":0}`},
-		{"escaped_bytes", `{"type":"integer","minimum":2}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	findPathsOutput = ofType[briefing.FoundFiles](map[string]string{
+		"files": `{"type":"array","description":"The files with matches, in order.","items":` + ofType[briefing.FoundFile](map[string]string{
+			"result":  `{"type":["string","null"],"description":"Null when the store had no room for the file."}`,
+			"path":    `{"type":"string"}`,
+			"sha256":  `{"$ref":"#/$defs/sha256"}`,
+			"matches": `{"type":"array","items":` + findMatch + `}`,
+			"total":   `{"type":"integer","minimum":1}`,
+		}) + `}`,
+		"total":          `{"type":"integer","minimum":0,"description":"Every matching line of every file, shown or not."}`,
+		"truncated":      `{"type":"boolean"}`,
+		"files_searched": `{"type":"integer","minimum":0}`,
+		"files_skipped":  `{"type":"integer","minimum":0,"description":"Files a directory brought that inspect would refuse."}`,
+		"bytes":          `{"type":"integer","minimum":0}`,
+		"escaped_bytes":  `{"type":"integer","minimum":2}`,
+		"budget":         `{"$ref":"#/$defs/budget"}`,
 	})
 
-	findResultOutput = objectSchema([]prop{
-		{"result", `{"type":"string"}`},
-		{"sha256", `{"$ref":"#/$defs/sha256"}`},
-		{"matches", `{"type":"array","items":` + findMatch + `}`},
-		{"total", `{"type":"integer","minimum":0,"description":"Every matching line, shown or not."}`},
-		{"truncated", `{"type":"boolean"}`},
-		{"bytes", `{"type":"integer","minimum":0}`},
-		{"escaped_bytes", `{"type":"integer","minimum":2}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	findResultOutput = ofType[briefing.Found](map[string]string{
+		"result":        `{"type":"string"}`,
+		"sha256":        `{"$ref":"#/$defs/sha256"}`,
+		"matches":       `{"type":"array","items":` + findMatch + `}`,
+		"total":         `{"type":"integer","minimum":0,"description":"Every matching line, shown or not."}`,
+		"truncated":     `{"type":"boolean"}`,
+		"bytes":         `{"type":"integer","minimum":0}`,
+		"escaped_bytes": `{"type":"integer","minimum":2}`,
+		"budget":        `{"$ref":"#/$defs/budget"}`,
 	})
 
 	writeFileOutput = ofType[briefing.Written](map[string]string{
@@ -340,8 +341,8 @@ func beginStepOutput(cfg limits.Config) string {
 	for _, l := range cfg.Step() {
 		ls = append(ls, prop{l.Name, `{"type":"integer","minimum":0}`})
 	}
-	return objectSchema([]prop{
-		{"step", `{"type":"integer","minimum":2}`},
-		{"limits", objectSchema(ls)},
+	return ofType[stepAnswer](map[string]string{
+		"step":   `{"type":"integer","minimum":2}`,
+		"limits": objectSchema(ls),
 	})
 }
