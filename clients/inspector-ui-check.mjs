@@ -270,10 +270,13 @@ async function run(page) {
   await editors[0].click();
   await editors[0].evaluate((e) => e.select());
   await page.keyboard.press("Backspace");
-  await editors[0].type('{"result": "r1", "edits": [{"lines": [3, 3], "text": "delta\\n"}]}');
+  // Model mode names a line by its anchor (SPEC 5.2; "gamma" is 3#x2), a
+  // governing client may name it by number.
+  const line = model ? '"3#x2"' : "3";
+  await editors[0].type(`{"result": "r1", "edits": [{"lines": [${line}, ${line}], "text": "delta\\n"}]}`);
   await jsonCommitted(page);
   result = await runTool(page, sent);
-  check("write_file: sent", result.sent, { splice: { result: "r1", edits: [{ lines: [3, 3], text: "delta\n" }] } });
+  check("write_file: sent", result.sent, { splice: { result: "r1", edits: [{ lines: [JSON.parse(line), JSON.parse(line)], text: "delta\n" }] } });
   check("write_file: shown as a success", result.header, "Tool Result: Success");
   check("write_file: valid against its output schema", result.validation, valid);
   check("write_file: the diff shown", result.text.includes("-gamma") && result.text.includes("+delta"), true);
