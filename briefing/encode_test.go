@@ -43,7 +43,7 @@ func TestAnswersAppendJSON(t *testing.T) {
 		{"pointer", &pointer},
 		{"no selector", &none},
 		{"zero selection", &Selection{}},
-		{"page", &Page{Page: 1, Pages: 3, Total: 5, Results: []results.Descriptor{d, {SHA256: "cd"}}, Next: &next, Budget: &snap, Text: "not a member"}},
+		{"page", &Page{Page: 1, Pages: 3, Total: 5, Results: []results.Descriptor{d, {SHA256: "cd"}}, Next: &next, Budget: snap, Text: "not a member"}},
 		{"last page", &Page{Page: 3, Pages: 3, Total: 5, Results: []results.Descriptor{}}},
 		{"zero page", &Page{}},
 		{"expansion", &Expansion{At: awkward, Bytes: 3, SHA256: "ef", Parts: 2, Result: &result}},

@@ -79,7 +79,7 @@ func TestAppendMessageSynthetic(t *testing.T) {
 		}
 		values = append(values,
 			success(text, nil), success(text, sel), success(text, &other), success(text, &lines), success(text, &none),
-			success(text, &briefing.Page{Page: 1, Pages: 2, Total: 3, Results: []results.Descriptor{full, bare}, Next: &next, Budget: &snap, Text: text}),
+			success(text, &briefing.Page{Page: 1, Pages: 2, Total: 3, Results: []results.Descriptor{full, bare}, Next: &next, Budget: snap, Text: text}),
 			success(text, &briefing.Page{Results: []results.Descriptor{}}), success(text, &briefing.Page{}),
 			success(text, &full), success(text, &bare), success(text, &ran), success(text, stepAnswer{Step: 3, Limits: limits.Defaults().Step()}),
 			success(text, map[string]any{"b": text, "a": []any{1.5, nil, true}}), success(text, (*briefing.Selection)(nil)),
@@ -236,7 +236,7 @@ func TestEncodedShapes(t *testing.T) {
 		{briefing.LineSelection{}, "First int64 first; Last int64 last; Numbered bool numbered,omitempty"},
 		{briefing.PointerSelection{}, "Pointer string pointer; As string as"},
 		{briefing.Page{}, "Page int64 page; Pages int64 pages; Total int64 total; Results []results.Descriptor results; " +
-			"Next *int64 next; Budget *limits.Snapshot budget,omitempty; Text string -"},
+			"Next *int64 next; Budget limits.Snapshot budget; Text string -"},
 		{results.Descriptor{}, "ID *string id; SHA256 string sha256; Bytes int64 bytes; Lines int64 lines; Complete bool complete; " +
 			"Source results.Source source; JSON *string json; Preview *string preview,omitempty; PreviewComplete *bool preview_complete,omitempty; " +
 			"Reused *bool reused,omitempty; Retained bool retained; Reason string reason,omitempty; NoFinalNewline bool -; CRLF bool -"},

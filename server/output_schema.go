@@ -310,13 +310,13 @@ var (
 		"budget": `{"$ref":"#/$defs/budget"}`,
 	})
 
-	listResultsOutput = objectSchema([]prop{
-		{"page", `{"type":"integer","minimum":0}`},
-		{"pages", `{"type":"integer","minimum":1}`},
-		{"total", `{"type":"integer","minimum":0}`},
-		{"results", `{"type":"array","items":{"$ref":"#/$defs/descriptor"}}`},
-		{"next", `{"type":["integer","null"]}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	listResultsOutput = ofType[briefing.Page](map[string]string{
+		"page":    `{"type":"integer","minimum":0}`,
+		"pages":   `{"type":"integer","minimum":1}`,
+		"total":   `{"type":"integer","minimum":0}`,
+		"results": `{"type":"array","items":{"$ref":"#/$defs/descriptor"}}`,
+		"next":    `{"type":["integer","null"]}`,
+		"budget":  `{"$ref":"#/$defs/budget"}`,
 	})
 
 	expandEditOutput = ofType[expandAnswer](map[string]string{
