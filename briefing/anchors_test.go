@@ -15,6 +15,7 @@ import (
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // anchorFiles are the files of the anchor tests, inspected as r1 to r7.
@@ -57,7 +58,7 @@ func anchorBriefing(t *testing.T, model bool) *Briefing {
 		files[f.name] = f.body
 		names = append(names, f.name)
 	}
-	root, _ := testroot.Open(t, files)
+	root, _ := testroot.Open(t, files, workspace.Open)
 	opts := Options{Limits: limits.Defaults(), Policy: Legacy, Root: root}
 	if model {
 		opts.Steps = limits.ModelSteps

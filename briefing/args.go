@@ -146,7 +146,7 @@ func (p *argPlan) decode(args jsontape.Sub, v reflect.Value) *errcode.Error {
 			return errcode.New(errcode.InvalidArgument, "unknown argument %q; the arguments are %s", m.Name, p.names)
 		}
 		if seen&(1<<i) != 0 {
-			return errcode.New(errcode.InvalidArgument, "argument %q is given twice", m.Name)
+			return givenTwice("argument", m.Name)
 		}
 		seen |= 1 << i
 		if err := d.field(v.FieldByIndex(p.args[i].index), p.args[i], p.raw[i], val); err != nil {
@@ -154,6 +154,14 @@ func (p *argPlan) decode(args jsontape.Sub, v reflect.Value) *errcode.Error {
 		}
 	}
 	return p.missing(seen)
+}
+
+// givenTwice is the one message of a name given twice in one object, at
+// any depth: kind is "argument" for a tool's arguments and "member" for an
+// object inside them (a splice, an edit, a reference), whose place the
+// error's at gives.
+func givenTwice(kind, name string) *errcode.Error {
+	return errcode.New(errcode.InvalidArgument, "%s %s is given twice", kind, quoted(name))
 }
 
 // missing is the error of the first required argument not seen, or nil.
@@ -261,5 +269,12 @@ func (d argDecoder) text(n jsontape.Node, name, opt string) (string, *errcode.Er
 	case opt == "not_utf8":
 		return "", errcode.Offset(errcode.NotUTF8, int64(bad), "argument %q is not valid UTF-8 at byte %d of its text", name, bad)
 	}
-	return "", errcode.New(errcode.InvalidArgument, "argument %q is not valid UTF-8 at byte %d of its text", name, bad)
+	return "", notUTF8("argument", name, bad)
+}
+
+// notUTF8 is the one message of a string that is not valid UTF-8 at any
+// depth (kind as givenTwice's), with the offset of its first bad byte in
+// the decoded text.
+func notUTF8(kind, name string, bad int) *errcode.Error {
+	return errcode.New(errcode.InvalidArgument, "%s %q is not valid UTF-8 at byte %d of its text", kind, name, bad)
 }

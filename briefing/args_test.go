@@ -65,9 +65,9 @@ func TestArguments(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"result string optional", "sha256 string optional", "path string optional",
+		"result string optional", "sha256 briefing.DigestPrefix optional", "path string optional",
 		"first int64 required", "last int64 optional", "numbered bool optional",
-		"result string optional", "sha256 string optional", "paths []string optional", "pattern string optional",
+		"result string optional", "sha256 briefing.DigestPrefix optional", "paths []string optional", "pattern string optional",
 		"patterns []string optional", "regex bool optional", "ignore_case bool optional", "max_matches int64 optional",
 	}, got)
 	assert.PanicsWithValue(t, "briefing: argument x of briefing.floatArgs has a type the binder does not take: float64",

@@ -16,12 +16,13 @@ import (
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // fixture is a briefing over a temporary root holding files.
 func fixture(t *testing.T, cfg limits.Config, policy Policy, files map[string]string) *Briefing {
 	t.Helper()
-	root, _ := testroot.Open(t, files)
+	root, _ := testroot.Open(t, files, workspace.Open)
 	b := New(Options{Limits: cfg, Policy: policy, Root: root})
 	t.Cleanup(b.Close)
 	return b

@@ -15,7 +15,7 @@ type Page struct {
 	Total   int64                `json:"total"`
 	Results []results.Descriptor `json:"results"`
 	Next    *int64               `json:"next"`
-	Budget  *limits.Snapshot     `json:"budget,omitempty"`
+	Budget  limits.Snapshot      `json:"budget"`
 	Text    string               `json:"-"`
 }
 
@@ -52,10 +52,8 @@ func (p *Page) AppendJSON(dst []byte) []byte {
 	} else {
 		dst = strconv.AppendInt(dst, *p.Next, 10)
 	}
-	if p.Budget != nil {
-		dst = append(dst, `,"budget":`...)
-		dst = p.Budget.AppendJSON(dst)
-	}
+	dst = append(dst, `,"budget":`...)
+	dst = p.Budget.AppendJSON(dst)
 	return append(dst, '}')
 }
 
@@ -103,8 +101,7 @@ func (b *Briefing) listResults(page int64, size *int64) (*Page, *errcode.Error) 
 		return nil, err
 	}
 	p.Text = string(text)
-	snap := b.budget.Snapshot()
-	p.Budget = &snap
+	p.Budget = b.budget.Snapshot()
 	return p, nil
 }
 

@@ -43,11 +43,14 @@ func TestAnswersAppendJSON(t *testing.T) {
 		{"pointer", &pointer},
 		{"no selector", &none},
 		{"zero selection", &Selection{}},
-		{"page", &Page{Page: 1, Pages: 3, Total: 5, Results: []results.Descriptor{d, {SHA256: "cd"}}, Next: &next, Budget: &snap, Text: "not a member"}},
+		{"page", &Page{Page: 1, Pages: 3, Total: 5, Results: []results.Descriptor{d, {SHA256: "cd"}}, Next: &next, Budget: snap, Text: "not a member"}},
 		{"last page", &Page{Page: 3, Pages: 3, Total: 5, Results: []results.Descriptor{}}},
 		{"zero page", &Page{}},
 		{"expansion", &Expansion{At: awkward, Bytes: 3, SHA256: "ef", Parts: 2, Result: &result}},
 		{"expansion not retained", &Expansion{At: "", SHA256: "ef"}},
+		{"written", &Written{Path: awkward, Bytes: 3, SHA256: "ab", Base: &result, Result: d, Diff: "@@ -1,1 +1,1 @@\n-<a>\n+" + awkward + "\n", Budget: snap, Text: "not a member", lines: 1}},
+		{"written, no base", &Written{Path: "a.go", Result: results.Descriptor{SHA256: "cd", Source: results.Source{Kind: results.KindFile}}}},
+		{"zero written", &Written{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

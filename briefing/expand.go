@@ -364,7 +364,7 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 	hasResult := false
 	for m, v := range e.ix.Members(p) {
 		if seen[m.Name] {
-			return r, errcode.New(errcode.InvalidArgument, "member %s is given twice", quoted(m.Name))
+			return r, givenTwice("member", m.Name)
 		}
 		seen[m.Name] = true
 		if e.ix.Kind(v) == jsontape.Null && optionalMember[m.Name] {
@@ -430,7 +430,7 @@ func (e *expander) str(v NodeID, name string) (string, *errcode.Error) {
 	}
 	s, bad := e.ix.StringText(v)
 	if bad >= 0 {
-		return "", errcode.New(errcode.InvalidArgument, "member %q is not valid UTF-8", name)
+		return "", notUTF8("member", name, bad)
 	}
 	return s, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // TestFits: a size error of get_lines or get_range says what would fit
@@ -320,7 +321,7 @@ func TestFitsByPath(t *testing.T) {
 			t.Parallel()
 			cfg := limits.Defaults()
 			cfg.MaxLookupBytes, cfg.MaxStepBytes = tt.lookup, tt.step
-			root, _ := testroot.Open(t, map[string]string{"f.txt": fives})
+			root, _ := testroot.Open(t, map[string]string{"f.txt": fives}, workspace.Open)
 			b := New(Options{Limits: cfg, Policy: Legacy, Root: root, Header: header})
 			t.Cleanup(b.Close)
 			ref := Ref{Path: new("f.txt")}

@@ -168,7 +168,7 @@ func (b *Briefing) getRange(ref Ref, start, end *int64) (*Selection, *errcode.Er
 		return nil, err
 	}
 	sized := r.sized("bytes "+strconv.FormatInt(s, 10)+"-"+strconv.FormatInt(e, 10), true, rangeFit(r.Text.Data, span.Start, span.End))
-	return b.answer(r, ByteSelection{s, e}, "", r.Text.Data[span.Start:span.End], sized)
+	return b.chargeSelection(r, ByteSelection{s, e}, "", r.Text.Data[span.Start:span.End], sized)
 }
 
 // getLines selects the inclusive lines first..last; a nil last is the last
@@ -193,7 +193,7 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 	noun, plural := linesNoun(first, l, numbered)
 	sized := r.sized(noun, plural, linesFit(r.Text.Data, r.Text.Lines, first, l, numbered))
 	if !numbered {
-		return b.answer(r, sel, "", text, sized)
+		return b.chargeSelection(r, sel, "", text, sized)
 	}
 	// Its size is known before it is built (the anchors and ": " are
 	// never escaped): a selection over the lookup cap is refused unbuilt;
@@ -289,7 +289,7 @@ func (b *Briefing) getJSON(ref Ref, pointer, as string) (*Selection, *errcode.Er
 	if err != nil {
 		return nil, err
 	}
-	return b.answer(r, PointerSelection{ptr.String(), as}, string(v.Type), text, r.sized("the value at "+quoted(ptr.String()), false, nil))
+	return b.chargeSelection(r, PointerSelection{ptr.String(), as}, string(v.Type), text, r.sized("the value at "+quoted(ptr.String()), false, nil))
 }
 
 // selectJSON resolves pointer in r and returns the selected value and its
@@ -314,12 +314,12 @@ func selectJSON(r *target, pointer, as string) (selectors.Pointer, jsontape.Valu
 	return ptr, v, r.Text.Data[v.Start:v.End], nil
 }
 
-// answer charges the lookup's text, r's header then the selection, to the
+// chargeSelection charges the lookup's text, r's header then the selection, to the
 // step and wraps it as a Selection; sized describes it for a size error. A
 // text over --max-lookup-bytes is refused by its size, before it is
 // copied; one within it is escaped for the answer and measured in one
 // pass.
-func (b *Briefing) answer(r *target, sel Selector, typ string, text []byte, sized limits.Selected) (*Selection, *errcode.Error) {
+func (b *Briefing) chargeSelection(r *target, sel Selector, typ string, text []byte, sized limits.Selected) (*Selection, *errcode.Error) {
 	size := int64(len(r.head)) + int64(len(text))
 	if size > b.opts.Limits.MaxLookupBytes {
 		return nil, b.budget.ChargeSelected(sized, size, 0) // lookup_too_large

@@ -23,9 +23,18 @@ type Answer interface {
 // ResultRef names a result by its ID, with an optional prefix of its
 // digest (SPEC section 4).
 type ResultRef struct {
-	Result *string `arg:"result"`
-	SHA256 *string `arg:"sha256"`
+	Result *string       `arg:"result"`
+	SHA256 *DigestPrefix `arg:"sha256"`
 }
+
+// A DigestPrefix is a prefix of a result's SHA-256 that a reference
+// gives (SPEC section 4): 12 to 64 hex digits, either case (Ref.check).
+// Every reference's sha256 has this type, so that the input schema of
+// each, at any depth, carries its Pattern.
+type DigestPrefix string
+
+// Pattern is the form of a digest prefix as a JSON Schema pattern.
+func (DigestPrefix) Pattern() string { return "^[0-9a-fA-F]{12,64}$" }
 
 // PathRef names what a selection lookup selects from (SPEC section 4): a
 // result, or a file by path instead.
@@ -51,7 +60,7 @@ func (r *PathRef) ref() Ref {
 	if r.Path != nil {
 		return Ref{Path: r.Path}
 	}
-	return Ref{Result: *r.Result, SHA256: r.SHA256}
+	return Ref{Result: *r.Result, SHA256: (*string)(r.SHA256)}
 }
 
 // GetRangeRequest is get_range's arguments (SPEC 4.1).
@@ -139,7 +148,7 @@ func (r *FindRequest) check(*Briefing) *errcode.Error {
 			return err
 		}
 	default:
-		r.ref = Ref{Result: *r.Result, SHA256: r.SHA256}
+		r.ref = Ref{Result: *r.Result, SHA256: (*string)(r.SHA256)}
 		if err := r.ref.check(); err != nil {
 			return err
 		}
@@ -316,9 +325,9 @@ func (r *RunRequest) run(ctx context.Context, b *Briefing, c Call) (*Ran, *errco
 type (
 	// SpliceForm is a splice: {"result", "sha256"?, "edits"}.
 	SpliceForm struct {
-		Result string     `arg:"result"`
-		SHA256 *string    `arg:"sha256"`
-		Edits  []EditForm `arg:"edits"`
+		Result string        `arg:"result"`
+		SHA256 *DigestPrefix `arg:"sha256"`
+		Edits  []EditForm    `arg:"edits"`
 	}
 	// EditForm is one edit of a splice: {"lines": [first, last], "text"},
 	// {"before": n, "text"} or {"after": n, "text"}; its text is a string
@@ -336,11 +345,11 @@ type (
 	// and at most one of bytes, lines ([first] or [first, last]) and
 	// pointer (with as). A part may also be a string, literal text.
 	PartForm struct {
-		Result  string      `arg:"result"`
-		SHA256  *string     `arg:"sha256"`
-		Bytes   *[2]int64   `arg:"bytes"`
-		Lines   *[]Position `arg:"lines"`
-		Pointer *string     `arg:"pointer"`
-		As      *string     `arg:"as"`
+		Result  string        `arg:"result"`
+		SHA256  *DigestPrefix `arg:"sha256"`
+		Bytes   *[2]int64     `arg:"bytes"`
+		Lines   *[]Position   `arg:"lines"`
+		Pointer *string       `arg:"pointer"`
+		As      *string       `arg:"as"`
 	}
 )

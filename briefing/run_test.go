@@ -19,7 +19,7 @@ import (
 // runFixture is a briefing whose run serves the given --run values.
 func runFixture(t *testing.T, cfg limits.Config, policy Policy, values ...string) (*Briefing, string) {
 	t.Helper()
-	root, dir := testroot.Open(t, nil)
+	root, dir := testroot.Open(t, nil, workspace.Open)
 	var cs []workspace.Command
 	for _, v := range values {
 		c, err := workspace.ParseCommand(v)

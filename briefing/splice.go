@@ -54,7 +54,7 @@ func (e *expander) splice(obj NodeID, at, body string) (spliced, *errcode.Error)
 	seen := map[string]bool{}
 	for m, v := range e.ix.Members(obj) {
 		if seen[m.Name] {
-			return fail(b.unresolved(at, errcode.New(errcode.InvalidArgument, "splice member %q is given twice", m.Name)))
+			return fail(b.unresolved(at, givenTwice("member", m.Name)))
 		}
 		seen[m.Name] = true
 		var err *errcode.Error
@@ -125,15 +125,26 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 	var text NodeID
 	var ps []position // the positions, as sent
 	hasLines, hasBefore, hasAfter, hasText := false, false, false, false
+	seen := map[string]bool{}
 	for m, v := range e.ix.Members(ed) {
+		switch m.Name {
+		case "lines", "before", "after", "text":
+			if seen[m.Name] {
+				return s, b.unresolved(at, givenTwice("member", m.Name))
+			}
+			seen[m.Name] = true
+			if m.Name != "text" && e.ix.Kind(v) == jsontape.Null {
+				continue // an optional member given as null counts as omitted, as an argument does
+			}
+		}
 		switch {
-		case m.Name == "lines" && !hasLines:
+		case m.Name == "lines":
 			l, err := e.positions(v, path+"/lines", 2, 2)
 			if err != nil {
 				return s, b.unresolved(at, err)
 			}
 			ps, hasLines = l, true
-		case m.Name == "before" && !hasBefore, m.Name == "after" && !hasAfter:
+		case m.Name == "before", m.Name == "after":
 			p, err := e.position(v, path+"/"+m.Name)
 			if err != nil {
 				return s, b.unresolved(at, err)
@@ -144,7 +155,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 			} else {
 				hasAfter = true
 			}
-		case m.Name == "text" && !hasText:
+		case m.Name == "text":
 			// Its kind is checked with the text, after the line numbers
 			// and the order (SPEC 5.2).
 			text, hasText = v, true

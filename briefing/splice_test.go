@@ -13,6 +13,7 @@ import (
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // spliceRuleFiles are the files of TestSpliceRules, inspected as r1 to r7
@@ -37,7 +38,7 @@ func spliceRuleBriefing(t *testing.T) (*Briefing, string) {
 		files[f.name] = f.body
 		names = append(names, f.name)
 	}
-	root, dir := testroot.Open(t, files)
+	root, dir := testroot.Open(t, files, workspace.Open)
 	b := New(Options{Limits: limits.Defaults(), Policy: Legacy, Root: root})
 	t.Cleanup(b.Close)
 	for i, e := range b.inspectPaths(names) {

@@ -33,7 +33,7 @@ func TestNewStepCall(t *testing.T) {
 			require.NotNil(t, f.Budget)
 			return *f.Budget, f.Err
 		}
-		return *page.Budget, nil
+		return page.Budget, nil
 	}
 	type want struct {
 		step, used int64

@@ -17,16 +17,18 @@ import (
 	"github.com/loom-results/loom-results/workspace"
 )
 
-// Written is the answer of write_file.
+// Written is the answer of write_file, its structured content as its json
+// tags say (SPEC section 9): the one description of it, which AppendJSON
+// writes faster and the tests hold AppendJSON to.
 type Written struct {
-	Path   string
-	Bytes  int64
-	SHA256 string
-	Base   *string            // the base result's ID, or nil
-	Result results.Descriptor // the written text, retained as a file result
-	Diff   string             // the change as a unified diff
-	Budget limits.Snapshot    // the step after the call
-	Text   string             // the text content
+	Path   string             `json:"path"`
+	Bytes  int64              `json:"bytes"`
+	SHA256 string             `json:"sha256"`
+	Base   *string            `json:"base"`   // the base result's ID, or nil
+	Result results.Descriptor `json:"result"` // the written text, retained as a file result
+	Diff   string             `json:"diff"`   // the change as a unified diff
+	Budget limits.Snapshot    `json:"budget"` // the step after the call
+	Text   string             `json:"-"`      // the text content
 	lines  int64              // of the written text, for Text
 }
 
@@ -384,9 +386,8 @@ func moreDiffLines(n int) string {
 	return selectors.Ellipsis + " " + strconv.Itoa(n) + " more diff lines\n"
 }
 
-// AppendJSON appends w's structured content, {"path", "bytes", "sha256",
-// "base", "result", "diff", "budget"}, as json.Marshal writes it. A nil
-// Written is null.
+// AppendJSON appends w's structured content as json.Marshal writes it. A
+// nil Written is null.
 func (w *Written) AppendJSON(dst []byte) []byte {
 	if w == nil {
 		return append(dst, "null"...)
@@ -411,6 +412,3 @@ func (w *Written) AppendJSON(dst []byte) []byte {
 	dst = w.Budget.AppendJSON(dst)
 	return append(dst, '}')
 }
-
-// MarshalJSON is AppendJSON's encoding.
-func (w *Written) MarshalJSON() ([]byte, error) { return w.AppendJSON(nil), nil }

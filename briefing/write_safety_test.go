@@ -19,6 +19,7 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/internal/writehook"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // appendLine inspects path and writes it back with line appended, its
@@ -41,7 +42,7 @@ func appendLine(t *testing.T, b *Briefing, path, line string) *errcode.Error {
 // the file at the end, and the others answered conflict (SPEC section 9).
 func TestWriteFileConcurrentAppends(t *testing.T) {
 	t.Parallel()
-	root, dir := testroot.Open(t, map[string]string{"log.txt": ""})
+	root, dir := testroot.Open(t, map[string]string{"log.txt": ""}, workspace.Open)
 	const writers, each = 3, 30
 	var wg sync.WaitGroup
 	written := make([][]string, writers)
@@ -90,7 +91,7 @@ func TestWriteFileConcurrentAppends(t *testing.T) {
 func TestWriteFileParentSwap(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
-	root, dir := testroot.Open(t, map[string]string{"d/keep.txt": "keep\n"})
+	root, dir := testroot.Open(t, map[string]string{"d/keep.txt": "keep\n"}, workspace.Open)
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "swap")))
 	b := New(Options{Limits: limits.Defaults(), Policy: Legacy, Root: root})
 	t.Cleanup(b.Close)

@@ -34,7 +34,7 @@ var writeFiles = map[string]string{
 // directory too.
 func writeBriefing(t *testing.T, cfg limits.Config, policy Policy, steps limits.Steps) (*Briefing, string) {
 	t.Helper()
-	root, dir := testroot.Open(t, writeFiles)
+	root, dir := testroot.Open(t, writeFiles, workspace.Open)
 	require.NoError(t, os.Chmod(filepath.Join(dir, "ro.txt"), 0o444))
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "link.txt")))
 	b := New(Options{Limits: cfg, Policy: policy, Steps: steps, Root: root})

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loom-results/loom-results/errcode"
+	"github.com/loom-results/loom-results/internal/engine/jsontape"
 )
 
 // Pointer is a parsed RFC 6901 JSON pointer: its reference tokens, decoded.
@@ -88,12 +89,12 @@ func ptrPercentDecode(p string) (string, *errcode.Error) {
 			b = append(b, s[i])
 			continue
 		}
-		if i+2 >= len(s) || hexDigit(s[i+1]) < 0 || hexDigit(s[i+2]) < 0 {
+		if i+2 >= len(s) || jsontape.HexDigit(s[i+1]) < 0 || jsontape.HexDigit(s[i+2]) < 0 {
 			return "", errcode.New(errcode.InvalidPointer,
 				"pointer %q: malformed percent escape %q at offset %d: \"%%\" must be followed by two hex digits (\"%%25\" is \"%%\")",
 				p, s[i:min(i+3, len(s))], i+1)
 		}
-		b = append(b, byte(hexDigit(s[i+1])<<4|hexDigit(s[i+2])))
+		b = append(b, byte(jsontape.HexDigit(s[i+1])<<4|jsontape.HexDigit(s[i+2])))
 		i += 2
 	}
 	if !utf8.Valid(b) {
@@ -101,17 +102,6 @@ func ptrPercentDecode(p string) (string, *errcode.Error) {
 			"pointer %q decodes to %q, which is not valid UTF-8: percent escapes must spell whole UTF-8 characters", p, b)
 	}
 	return string(b), nil
-}
-
-// hexDigit returns the value of hex digit c, or -1.
-func hexDigit(c byte) int {
-	switch {
-	case c-'0' < 10:
-		return int(c - '0')
-	case c|0x20-'a' < 6:
-		return int(c|0x20-'a') + 10
-	}
-	return -1
 }
 
 // ptrFirstInvalid returns the offset of the first byte of s that does not

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // success is a tool result: text for the model, structured for the client.
@@ -50,17 +51,19 @@ func (f failureBody) AppendJSON(dst []byte) []byte {
 }
 
 // errorJSON renders an error as {"code", "message", ...details}, its
-// strings written by appendString.
-func errorJSON(err *errcode.Error) json.RawMessage { return err.AppendJSON(nil, appendString) }
+// strings written by transport.AppendString.
+func errorJSON(err *errcode.Error) json.RawMessage {
+	return err.AppendJSON(nil, transport.AppendString)
+}
 
-// marshal is json.Marshal, but strings are written by appendString, which
+// marshal is json.Marshal, but strings are written by transport.AppendString, which
 // gives lone surrogates back as their escapes.
 func marshal(v any) []byte {
 	switch x := v.(type) {
 	case string:
-		return appendString(nil, x)
+		return transport.AppendString(nil, x)
 	case errcode.Code:
-		return appendString(nil, string(x))
+		return transport.AppendString(nil, string(x))
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
@@ -111,12 +114,4 @@ func appendCompactHTML(dst, src []byte) []byte {
 		}
 	}
 	return append(dst, src[start:]...)
-}
-
-// appendString writes s as a JSON string as the transport does
-// (limits.AppendJSONString with HTML escaping): a surrogate in its 3-byte
-// form, decoded from a lone surrogate escape the client sent, is written
-// back as its escape.
-func appendString(dst []byte, s string) []byte {
-	return limits.AppendJSONString(dst, s, true)
 }

@@ -79,7 +79,7 @@ func TestAppendMessageSynthetic(t *testing.T) {
 		}
 		values = append(values,
 			success(text, nil), success(text, sel), success(text, &other), success(text, &lines), success(text, &none),
-			success(text, &briefing.Page{Page: 1, Pages: 2, Total: 3, Results: []results.Descriptor{full, bare}, Next: &next, Budget: &snap, Text: text}),
+			success(text, &briefing.Page{Page: 1, Pages: 2, Total: 3, Results: []results.Descriptor{full, bare}, Next: &next, Budget: snap, Text: text}),
 			success(text, &briefing.Page{Results: []results.Descriptor{}}), success(text, &briefing.Page{}),
 			success(text, &full), success(text, &bare), success(text, &ran), success(text, stepAnswer{Step: 3, Limits: limits.Defaults().Step()}),
 			success(text, map[string]any{"b": text, "a": []any{1.5, nil, true}}), success(text, (*briefing.Selection)(nil)),
@@ -141,7 +141,7 @@ func TestAppendString(t *testing.T) {
 	for _, s := range append(jsontest.Awkward, "\u2027\u2028\u2029\u202a", "\xe2\x80", "\xe2", "a\xe2\x80\xa8") {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(jsontest.AsMarshal(appendString(nil, s))), "%q", s)
+		assert.Equal(t, string(want), string(jsontest.AsMarshal(transport.AppendString(nil, s))), "%q", s)
 	}
 }
 
@@ -152,7 +152,7 @@ func FuzzAppendString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(jsontest.AsMarshal(appendString(nil, s))))
+		require.Equal(t, string(want), string(jsontest.AsMarshal(transport.AppendString(nil, s))))
 	})
 }
 
@@ -194,7 +194,7 @@ func TestAppendStringSurrogates(t *testing.T) {
 		"\xed\xa0\x80\xed\xb0\x80":  `"\ud800\udc00"`,
 		`\ud800`:                    `"\\ud800"`,
 	} {
-		assert.Equal(t, want, string(appendString(nil, in)), "%q", in)
+		assert.Equal(t, want, string(transport.AppendString(nil, in)), "%q", in)
 	}
 }
 
@@ -236,7 +236,7 @@ func TestEncodedShapes(t *testing.T) {
 		{briefing.LineSelection{}, "First int64 first; Last int64 last; Numbered bool numbered,omitempty"},
 		{briefing.PointerSelection{}, "Pointer string pointer; As string as"},
 		{briefing.Page{}, "Page int64 page; Pages int64 pages; Total int64 total; Results []results.Descriptor results; " +
-			"Next *int64 next; Budget *limits.Snapshot budget,omitempty; Text string -"},
+			"Next *int64 next; Budget limits.Snapshot budget; Text string -"},
 		{results.Descriptor{}, "ID *string id; SHA256 string sha256; Bytes int64 bytes; Lines int64 lines; Complete bool complete; " +
 			"Source results.Source source; JSON *string json; Preview *string preview,omitempty; PreviewComplete *bool preview_complete,omitempty; " +
 			"Reused *bool reused,omitempty; Retained bool retained; Reason string reason,omitempty; NoFinalNewline bool -; CRLF bool -"},
@@ -247,8 +247,8 @@ func TestEncodedShapes(t *testing.T) {
 			"BytesLeft int64 bytes_left; ExpandBytesUsed int64 expand_bytes_used; ExpandBytesLeft int64 expand_bytes_left; Refused bool refused"},
 		{limits.Limit{}, "Name string ; Value int64 "},
 		{briefing.Expansion{}, "At string at; Bytes int64 bytes; SHA256 string sha256; Parts int parts; Result *string result"},
-		{briefing.Written{}, "Path string ; Bytes int64 ; SHA256 string ; Base *string ; Result results.Descriptor ; Diff string ; " +
-			"Budget limits.Snapshot ; Text string ; lines int64 "},
+		{briefing.Written{}, "Path string path; Bytes int64 bytes; SHA256 string sha256; Base *string base; Result results.Descriptor result; Diff string diff; " +
+			"Budget limits.Snapshot budget; Text string -; lines int64 "},
 		{failureBody{}, "Error json.RawMessage error; Budget *limits.Snapshot budget,omitempty"},
 		{inspectAnswer{}, "Results []server.inspectEntry results"},
 		{inspectEntry{}, "Descriptor *results.Descriptor ; Path *string path,omitempty; Error json.RawMessage error,omitempty"},
@@ -260,12 +260,12 @@ func TestEncodedShapes(t *testing.T) {
 	// The types json.Marshal reaches by reflection, so that the twins
 	// check the encoder and every AppendJSON against it: a MarshalJSON
 	// here (one derived from AppendJSON) would hold AppendJSON to itself.
-	// Written (no json tags) and orderedInts (an ordered object) derive
-	// theirs from AppendJSON, and failureBody's "error" is errorJSON's, both
+	// orderedInts (an ordered object) derives its own from AppendJSON, and
+	// failureBody's "error" is errorJSON's, both
 	// sides alike: errcode's tests check those bytes.
 	marshaler := reflect.TypeFor[json.Marshaler]()
 	for _, v := range []any{briefing.Selection{}, briefing.Page{}, results.Descriptor{}, results.Source{}, limits.Snapshot{},
-		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, briefing.Expansion{},
+		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, briefing.Expansion{}, briefing.Written{},
 		failureBody{}, inspectAnswer{}, inspectEntry{}, stepAnswer{}, expandAnswer{},
 		mcp.JSONRPCResponse{}, mcp.JSONRPCError{}, mcp.JSONRPCErrorDetails{}, mcp.TextContent{}} {
 		rt := reflect.TypeOf(v)

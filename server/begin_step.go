@@ -35,7 +35,7 @@ func (o orderedInts) AppendJSON(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, l.Name)
+		dst = transport.AppendString(dst, l.Name)
 		dst = append(dst, ':')
 		dst = strconv.AppendInt(dst, l.Value, 10)
 	}

@@ -173,7 +173,7 @@ func BenchmarkEncodeAnswer(b *testing.B) {
 	quoted, escaped := limits.AppendMeasured(nil, string(data))
 	sel := &briefing.Selection{Result: new("r1"), SHA256: strings.Repeat("0a", 32), Selection: briefing.ByteSelection{Start: 16776000, End: 16776800},
 		Text: string(data), Bytes: int64(len(data)), EscapedBytes: escaped, Budget: snap, Quoted: quoted}
-	page := &briefing.Page{Pages: 64, Total: 1024, Budget: &snap}
+	page := &briefing.Page{Pages: 64, Total: 1024, Budget: snap}
 	for i := range 16 {
 		id, label, exit := "r"+strconv.Itoa(i+1), "go test ./... run "+strconv.Itoa(i), int64(1)
 		page.Results = append(page.Results, results.Descriptor{ID: &id, SHA256: strings.Repeat("9f", 32), Bytes: 8, Lines: 1,

@@ -15,6 +15,7 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // listed is what a client learns of a server before the first call: the
@@ -27,7 +28,7 @@ type listed struct {
 
 func listServer(t *testing.T, opts Options) listed {
 	t.Helper()
-	root, _ := testroot.Open(t, nil)
+	root, _ := testroot.Open(t, nil, workspace.Open)
 	opts.Root = root
 	if opts.Limits == (limits.Config{}) {
 		opts.Limits = limits.Defaults()
@@ -179,7 +180,7 @@ func TestAnswerModes(t *testing.T) {
 				_, has := tool["outputSchema"]
 				assert.Equal(t, tc.structured, has, "%s", tool["name"])
 			}
-			root, _ := testroot.Open(t, map[string]string{"a.txt": "alpha\nbeta\n"})
+			root, _ := testroot.Open(t, map[string]string{"a.txt": "alpha\nbeta\n"}, workspace.Open)
 			tc.opts.Root, tc.opts.Limits = root, limits.Defaults()
 			p := mcptest.ServeStdio(t, New(tc.opts).ServeStdio)
 			p.Initialize()

@@ -14,6 +14,7 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // TestErrorMessages: every code's answer, as the text content a model sees
@@ -38,7 +39,7 @@ func TestErrorMessages(t *testing.T) {
 			if policy == "" {
 				policy = briefing.Legacy
 			}
-			root, dir := testroot.Open(t, errorFiles)
+			root, dir := testroot.Open(t, errorFiles, workspace.Open)
 			run := briefing.RunConfig{Commands: commands(t, "test=gotest", "gone=./missing")}
 			s := mcptest.ServeStdio(t, New(Options{Limits: cfg, Policy: policy, Write: true, Run: run, Root: root}).ServeStdio)
 			s.Initialize()

@@ -18,6 +18,7 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // Hostile input over Streamable HTTP: every bad body posted in a live
@@ -306,7 +307,7 @@ func TestHTTPOneReadingInitialize(t *testing.T) {
 // newTestServer returns a server of cfg whose root holds files.
 func newTestServer(t *testing.T, cfg limits.Config, files map[string]string) *Server {
 	t.Helper()
-	root, _ := testroot.Open(t, files)
+	root, _ := testroot.Open(t, files, workspace.Open)
 	return New(Options{Limits: cfg, Policy: briefing.Legacy, Root: root})
 }
 

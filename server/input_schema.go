@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/server/transport"
 )
 
 // keywords are what an input schema says of one property beyond what its
@@ -98,7 +99,7 @@ func (w *schemaWriter) properties(b []byte, args []briefing.Argument, prefix str
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, a.Name)
+		b = transport.AppendString(b, a.Name)
 		b = append(b, ':')
 		b = w.value(b, a.Type, prefix+a.Name)
 	}
@@ -119,6 +120,10 @@ func (w *schemaWriter) required(b []byte, args []briefing.Argument) []byte {
 	return append(append(b, `,"required":`...), marshal(names)...)
 }
 
+// patterned is a string type whose values have one form, which the
+// schema of every value of it gives as its pattern.
+type patterned interface{ Pattern() string }
+
 // form is what a Raw argument is read as (briefing.Raw's Form).
 type form interface{ Form() reflect.Type }
 
@@ -132,6 +137,9 @@ func (w *schemaWriter) value(b []byte, t reflect.Type, path string) []byte {
 	k, ok := w.props[path]
 	if ok {
 		w.used[path] = true
+	}
+	if p, ok := reflect.Zero(t).Interface().(patterned); ok {
+		k.pattern = p.Pattern() // the type's own form (briefing.DigestPrefix)
 	}
 	if t.Kind() == reflect.Array {
 		k.minItems, k.maxItems = t.Len(), t.Len()
@@ -188,7 +196,7 @@ func (m *members) key(name string) {
 	if len(m.b) > m.start {
 		m.b = append(m.b, ',')
 	}
-	m.b = append(appendString(m.b, name), ':')
+	m.b = append(transport.AppendString(m.b, name), ':')
 }
 
 // member writes the next member, its value v as marshal writes it.
@@ -255,8 +263,7 @@ func with(tables ...map[string]keywords) map[string]keywords {
 // section 4), briefing.ResultRef's.
 var refKeywords = map[string]keywords{
 	"result": {description: "Result ID from a descriptor, e.g. r3."},
-	"sha256": {pattern: "^[0-9a-fA-F]{12,64}$",
-		description: "Optional prefix (12-64 hex digits) of the result's SHA-256; a mismatch fails with digest_mismatch."},
+	"sha256": {description: "Optional prefix (12-64 hex digits) of the result's SHA-256; a mismatch fails with digest_mismatch."},
 }
 
 // pathRefKeywords are those of a selection lookup's reference, a result or

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -178,5 +179,45 @@ func TestInputSchemasValidate(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestEveryDigestHasItsPattern: every sha256 property of every tool's
+// input schema, at any depth (a lookup's reference, a splice's, a compose
+// reference's), has the digest prefix's pattern, which comes from its type
+// (briefing.DigestPrefix), in both step modes.
+func TestEveryDigestHasItsPattern(t *testing.T) {
+	t.Parallel()
+	want := briefing.DigestPrefix("").Pattern()
+	for _, steps := range []limits.Steps{limits.ClientSteps, limits.ModelSteps} {
+		cfg := ToolConfig{Config: limits.Defaults(), Steps: steps, Write: true, Commands: commands(t, "test=true")}
+		found := map[string]int{}
+		for _, tool := range Tools(cfg) {
+			var schema any
+			require.NoError(t, json.Unmarshal(tool.Tool.RawInputSchema, &schema))
+			var walk func(v any, path string)
+			walk = func(v any, path string) {
+				switch v := v.(type) {
+				case map[string]any:
+					if props, ok := v["properties"].(map[string]any); ok {
+						if d, ok := props["sha256"].(map[string]any); ok {
+							assert.Equal(t, want, d["pattern"], "%s %s: %s/sha256", steps, tool.Tool.Name, path)
+							found[tool.Tool.Name]++
+						}
+					}
+					for k, m := range v {
+						walk(m, path+"/"+k)
+					}
+				case []any:
+					for i, m := range v {
+						walk(m, path+"/"+strconv.Itoa(i))
+					}
+				}
+			}
+			walk(schema, "")
+		}
+		// get_range, get_lines, get_json and find once each; write_file's
+		// splice and compose reference.
+		assert.Equal(t, map[string]int{"get_range": 1, "get_lines": 1, "get_json": 1, "find": 1, "write_file": 2}, found, steps)
 	}
 }

@@ -44,7 +44,7 @@ func (a inspectAnswer) AppendJSON(dst []byte) []byte {
 			dst = append(dst, '{')
 			if e.Path != nil {
 				dst = append(dst, `"path":`...)
-				dst = appendString(dst, *e.Path)
+				dst = transport.AppendString(dst, *e.Path)
 				if e.Error != nil {
 					dst = append(dst, ',')
 				}

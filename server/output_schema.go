@@ -2,12 +2,16 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 // outputSchema returns a tool's outputSchema: its structured content is
@@ -174,6 +178,58 @@ func schema(props []prop, required ...string) json.RawMessage {
 	return b
 }
 
+// ofType is the object schema of answer type T: its properties are the
+// members that T's json encoding writes, in field order, and those it
+// always writes (no omitempty) are required, so that neither can drift from
+// the type, the one description of the answer. schemas gives each member's
+// own schema, what the type cannot say (a description, a bound, a shared
+// piece); a member without one, or one for no member, stops the server at
+// start.
+func ofType[T any](schemas map[string]string) string {
+	names, required := jsonMembers(reflect.TypeFor[T]())
+	if len(schemas) != len(names) {
+		panic(fmt.Sprintf("output schema of %s: schemas for %d members, the type writes %v", reflect.TypeFor[T](), len(schemas), names))
+	}
+	ps := make([]prop, len(names))
+	for i, n := range names {
+		s, ok := schemas[n]
+		if !ok {
+			panic(fmt.Sprintf("output schema of %s: no schema for member %q", reflect.TypeFor[T](), n))
+		}
+		ps[i] = prop{n, s}
+	}
+	return string(schema(ps, required...))
+}
+
+// jsonMembers are the names that a value of type rt is written with by
+// encoding/json, in field order (the fields of an embedded struct without
+// a json tag are its own), and those it always writes (no omitempty).
+func jsonMembers(rt reflect.Type) (names, required []string) {
+	for rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	for f := range rt.Fields() {
+		tag, hasTag := f.Tag.Lookup("json")
+		if f.Anonymous && !hasTag {
+			n, r := jsonMembers(f.Type)
+			names, required = append(names, n...), append(required, r...)
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+		if opts != "omitempty" {
+			required = append(required, name)
+		}
+	}
+	return names, required
+}
+
 // objectSchema is an object with exactly the properties ps, all required.
 func objectSchema(ps []prop) string {
 	names := make([]string, len(ps))
@@ -206,73 +262,73 @@ var (
 		{"as", `{"enum":["lexeme","string"]}`},
 	}), prop{"type", `{"enum":["object","array","string","number","boolean","null"],"description":"The selected value's JSON type."}`})
 
-	findMatch = objectSchema([]prop{
-		{"line", `{"type":"integer","minimum":1}`},
-		{"anchor", `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor, which an edit names the line by."}`},
-		{"text", `{"type":"string","description":"The line without its ending, cut to its first bytes when cut is true."}`},
-		{"cut", `{"type":"boolean"}`},
+	findMatch = ofType[selectors.Match](map[string]string{
+		"line":   `{"type":"integer","minimum":1}`,
+		"anchor": `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor, which an edit names the line by."}`,
+		"text":   `{"type":"string","description":"The line without its ending, cut to its first bytes when cut is true."}`,
+		"cut":    `{"type":"boolean"}`,
 	})
 
 	// find answers by result or, over paths, by file (SPEC 5.3).
 	findOutput = `{"anyOf":[` + findResultOutput + `,` + findPathsOutput + `]}`
 
-	findPathsOutput = objectSchema([]prop{
-		{"files", `{"type":"array","description":"The files with matches, in order.","items":` + objectSchema([]prop{
-			{"result", `{"type":["string","null"],"description":"Null when the store had no room for the file."}`},
-			{"path", `{"type":"string"}`},
-			{"sha256", `{"$ref":"#/$defs/sha256"}`},
-			{"matches", `{"type":"array","items":` + findMatch + `}`},
-			{"total", `{"type":"integer","minimum":1}`},
-		}) + `}`},
-		{"total", `{"type":"integer","minimum":0,"description":"Every matching line of every file, shown or not."}`},
-		{"truncated", `{"type":"boolean"}`},
-		{"files_searched", `{"type":"integer","minimum":0}`},
-		{"files_skipped", `{"type":"integer","minimum":0,"description":"Files a directory brought that inspect would refuse."}`},
-		{"bytes", `{"type":"integer","minimum":0}`},
-		{"escaped_bytes", `{"type":"integer","minimum":2}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	findPathsOutput = ofType[briefing.FoundFiles](map[string]string{
+		"files": `{"type":"array","description":"The files with matches, in order.","items":` + ofType[briefing.FoundFile](map[string]string{
+			"result":  `{"type":["string","null"],"description":"Null when the store had no room for the file."}`,
+			"path":    `{"type":"string"}`,
+			"sha256":  `{"$ref":"#/$defs/sha256"}`,
+			"matches": `{"type":"array","items":` + findMatch + `}`,
+			"total":   `{"type":"integer","minimum":1}`,
+		}) + `}`,
+		"total":          `{"type":"integer","minimum":0,"description":"Every matching line of every file, shown or not."}`,
+		"truncated":      `{"type":"boolean"}`,
+		"files_searched": `{"type":"integer","minimum":0}`,
+		"files_skipped":  `{"type":"integer","minimum":0,"description":"Files a directory brought that inspect would refuse."}`,
+		"bytes":          `{"type":"integer","minimum":0}`,
+		"escaped_bytes":  `{"type":"integer","minimum":2}`,
+		"budget":         `{"$ref":"#/$defs/budget"}`,
 	})
 
-	findResultOutput = objectSchema([]prop{
-		{"result", `{"type":"string"}`},
-		{"sha256", `{"$ref":"#/$defs/sha256"}`},
-		{"matches", `{"type":"array","items":` + findMatch + `}`},
-		{"total", `{"type":"integer","minimum":0,"description":"Every matching line, shown or not."}`},
-		{"truncated", `{"type":"boolean"}`},
-		{"bytes", `{"type":"integer","minimum":0}`},
-		{"escaped_bytes", `{"type":"integer","minimum":2}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	findResultOutput = ofType[briefing.Found](map[string]string{
+		"result":        `{"type":"string"}`,
+		"sha256":        `{"$ref":"#/$defs/sha256"}`,
+		"matches":       `{"type":"array","items":` + findMatch + `}`,
+		"total":         `{"type":"integer","minimum":0,"description":"Every matching line, shown or not."}`,
+		"truncated":     `{"type":"boolean"}`,
+		"bytes":         `{"type":"integer","minimum":0}`,
+		"escaped_bytes": `{"type":"integer","minimum":2}`,
+		"budget":        `{"$ref":"#/$defs/budget"}`,
 	})
 
-	writeFileOutput = objectSchema([]prop{
-		{"path", `{"type":"string","description":"The file written, relative to the root."}`},
-		{"bytes", `{"type":"integer","minimum":0}`},
-		{"sha256", `{"$ref":"#/$defs/sha256"}`},
-		{"base", `{"type":["string","null"],"description":"The base result's ID, or null for a new file."}`},
-		{"result", `{"$ref":"#/$defs/descriptor"}`},
-		{"diff", `{"type":"string","description":"The change as a unified diff (GNU diff -U1 without file names)."}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	writeFileOutput = ofType[briefing.Written](map[string]string{
+		"path":   `{"type":"string","description":"The file written, relative to the root."}`,
+		"bytes":  `{"type":"integer","minimum":0}`,
+		"sha256": `{"$ref":"#/$defs/sha256"}`,
+		"base":   `{"type":["string","null"],"description":"The base result's ID, or null for a new file."}`,
+		"result": `{"$ref":"#/$defs/descriptor"}`,
+		"diff":   `{"type":"string","description":"The change as a unified diff (GNU diff -U1 without file names)."}`,
+		"budget": `{"$ref":"#/$defs/budget"}`,
 	})
 
-	listResultsOutput = objectSchema([]prop{
-		{"page", `{"type":"integer","minimum":0}`},
-		{"pages", `{"type":"integer","minimum":1}`},
-		{"total", `{"type":"integer","minimum":0}`},
-		{"results", `{"type":"array","items":{"$ref":"#/$defs/descriptor"}}`},
-		{"next", `{"type":["integer","null"]}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	listResultsOutput = ofType[briefing.Page](map[string]string{
+		"page":    `{"type":"integer","minimum":0}`,
+		"pages":   `{"type":"integer","minimum":1}`,
+		"total":   `{"type":"integer","minimum":0}`,
+		"results": `{"type":"array","items":{"$ref":"#/$defs/descriptor"}}`,
+		"next":    `{"type":["integer","null"]}`,
+		"budget":  `{"$ref":"#/$defs/budget"}`,
 	})
 
-	expandEditOutput = objectSchema([]prop{
-		{"arguments", `{"type":"object","description":"The arguments with every node replaced by its text."}`},
-		{"expansions", `{"type":"array","items":` + objectSchema([]prop{
-			{"at", `{"type":"string","description":"JSON pointer of the replaced node in arguments."}`},
-			{"bytes", `{"type":"integer","minimum":0}`},
-			{"sha256", `{"$ref":"#/$defs/sha256"}`},
-			{"parts", `{"type":"integer","minimum":0}`},
-			{"result", `{"type":["string","null"],"description":"The ID the expanded text was retained under; null when the store is full."}`},
-		}) + `}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+	expandEditOutput = ofType[expandAnswer](map[string]string{
+		"arguments": `{"type":"object","description":"The arguments with every node replaced by its text."}`,
+		"expansions": `{"type":"array","items":` + ofType[briefing.Expansion](map[string]string{
+			"at":     `{"type":"string","description":"JSON pointer of the replaced node in arguments."}`,
+			"bytes":  `{"type":"integer","minimum":0}`,
+			"sha256": `{"$ref":"#/$defs/sha256"}`,
+			"parts":  `{"type":"integer","minimum":0}`,
+			"result": `{"type":["string","null"],"description":"The ID the expanded text was retained under; null when the store is full."}`,
+		}) + `}`,
+		"budget": `{"$ref":"#/$defs/budget"}`,
 	})
 
 	retainOutputOutput = `{"$ref":"#/$defs/descriptor"}`
@@ -285,8 +341,8 @@ func beginStepOutput(cfg limits.Config) string {
 	for _, l := range cfg.Step() {
 		ls = append(ls, prop{l.Name, `{"type":"integer","minimum":0}`})
 	}
-	return objectSchema([]prop{
-		{"step", `{"type":"integer","minimum":2}`},
-		{"limits", objectSchema(ls)},
+	return ofType[stepAnswer](map[string]string{
+		"step":   `{"type":"integer","minimum":2}`,
+		"limits": objectSchema(ls),
 	})
 }

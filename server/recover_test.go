@@ -21,6 +21,7 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
@@ -52,7 +53,7 @@ func (unencodable) MarshalJSON() ([]byte, error) { panic("unencodable answer") }
 // returns an answer whose encoding panics.
 func withFaultyTools(t *testing.T, log *syncBuffer) *Server {
 	t.Helper()
-	root, _ := testroot.Open(t, map[string]string{"a.txt": "x\ny\n"})
+	root, _ := testroot.Open(t, map[string]string{"a.txt": "x\ny\n"}, workspace.Open)
 	noArgs := schema(nil)
 	return newServer(Options{Limits: limits.Defaults(), Policy: briefing.Legacy, Root: root, Log: log},
 		transport.Tool{

@@ -130,9 +130,9 @@ func (a runAnswer) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `{"line":`...)
 		dst = strconv.AppendInt(dst, int64(f.Line), 10)
 		dst = append(dst, `,"anchor":`...)
-		dst = appendString(dst, f.Anchor)
+		dst = transport.AppendString(dst, f.Anchor)
 		dst = append(dst, `,"text":`...)
-		dst = appendString(dst, f.Text)
+		dst = transport.AppendString(dst, f.Text)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')

@@ -24,6 +24,7 @@ import (
 	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
 	"github.com/loom-results/loom-results/server/transport"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // okLines are the "ok" lines of nine packages that passed, as go test ./...
@@ -248,7 +249,7 @@ func TestRunFailureExpression(t *testing.T) {
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			root, _ := testroot.Open(t, files)
+			root, _ := testroot.Open(t, files, workspace.Open)
 			run := c.run
 			run.Commands = commands(t, "tap=sh tap.sh")
 			opts := Options{Limits: cfg, Policy: briefing.Legacy, Root: root, Run: run}
@@ -279,7 +280,7 @@ func TestRunFailureExpression(t *testing.T) {
 func TestRunFailureTextAnswers(t *testing.T) {
 	t.Parallel()
 	c := failureOutputs[0]
-	root, _ := testroot.Open(t, map[string]string{"go.out": c.output, "go.sh": "cat go.out\nexit 1\n"})
+	root, _ := testroot.Open(t, map[string]string{"go.out": c.output, "go.sh": "cat go.out\nexit 1\n"}, workspace.Open)
 	cfg := limits.Defaults()
 	cfg.PreviewBytes = 256
 	s := New(Options{Limits: cfg, Policy: briefing.Legacy, Answers: AnswersText, Root: root, Run: briefing.RunConfig{Commands: commands(t, "test=sh go.sh")}})

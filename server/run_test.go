@@ -24,13 +24,14 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // runServer is a server whose root holds files, with the given --run
 // commands, a short grace before SIGKILL and frequent progress.
 func runServer(t *testing.T, cfg limits.Config, files map[string]string, values ...string) (*Server, string) {
 	t.Helper()
-	root, dir := testroot.Open(t, files)
+	root, dir := testroot.Open(t, files, workspace.Open)
 	return New(Options{Limits: cfg, Policy: briefing.Legacy, Root: root, Run: briefing.RunConfig{
 		Commands: commands(t, values...), Grace: 200 * time.Millisecond, ProgressEvery: 10 * time.Millisecond,
 	}}), dir

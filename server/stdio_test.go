@@ -12,13 +12,14 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/mcptest"
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // start serves a fresh server over in-memory pipes (mcptest.Pipe), its
 // root holding files.
 func start(t *testing.T, cfg limits.Config, ctx briefing.Policy, files map[string]string) *mcptest.Pipe {
 	t.Helper()
-	root, dir := testroot.Open(t, files)
+	root, dir := testroot.Open(t, files, workspace.Open)
 	p := mcptest.ServeStdio(t, New(Options{Limits: cfg, Policy: ctx, Root: root}).ServeStdio)
 	p.Dir = dir
 	return p

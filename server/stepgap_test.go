@@ -13,6 +13,7 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // gapTestGap is the --step-gap of these tests, and gapTestPause the pause
@@ -34,7 +35,7 @@ type gapClient struct {
 func gapServer(t *testing.T, gap time.Duration) *Server {
 	cfg := limits.Defaults()
 	cfg.MaxLookups = 3
-	root, _ := testroot.Open(t, map[string]string{"a.txt": "one\ntwo\n"})
+	root, _ := testroot.Open(t, map[string]string{"a.txt": "one\ntwo\n"}, workspace.Open)
 	return New(Options{Limits: cfg, Steps: limits.ModelSteps, StepGap: gap, Answers: AnswersFull, Root: root})
 }
 

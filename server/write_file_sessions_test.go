@@ -16,6 +16,7 @@ import (
 	"github.com/loom-results/loom-results/internal/testkit/testroot"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server/transport"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // TestWriteFileSessionsAppend: two HTTP sessions of one --write server
@@ -25,7 +26,7 @@ import (
 // base: every write answered as written is in the file at the end.
 func TestWriteFileSessionsAppend(t *testing.T) {
 	t.Parallel()
-	root, dir := testroot.Open(t, map[string]string{"log.txt": ""})
+	root, dir := testroot.Open(t, map[string]string{"log.txt": ""}, workspace.Open)
 	s := New(Options{Limits: limits.Defaults(), Policy: briefing.Legacy, Write: true, Root: root})
 	c := serveHTTP(t, s, transport.HTTPOptions{})
 	const each = 25

@@ -51,7 +51,7 @@ func (c *calls) end() {
 
 // handle answers one message that readMessage took (not a response) in
 // its session's context, under recoverCall (a panic in the tool or the
-// dispatch is answered -32603 and logged, and the briefing goes on
+// dispatch is answered -32603 and logged, and the session goes on
 // serving), counted as being handled until it returns (Wait). After Stop
 // it answers without running anything (refused).
 func (tr *Transport) handle(ctx context.Context, p *peer, m *inbound) (resp mcp.JSONRPCMessage) {
@@ -60,7 +60,7 @@ func (tr *Transport) handle(ctx context.Context, p *peer, m *inbound) (resp mcp.
 	}
 	defer tr.calls.end()
 	defer tr.recoverCall(m, &resp)
-	return tr.answer(ctx, p, m)
+	return tr.route(ctx, p, m)
 }
 
 // Stop makes the transport take no more messages: every message read from

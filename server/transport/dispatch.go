@@ -44,7 +44,8 @@ type fault struct {
 	data any
 }
 
-func (f *fault) answer(id any) mcp.JSONRPCError {
+// withID is the error answer f to the request of that id.
+func (f *fault) withID(id any) mcp.JSONRPCError {
 	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Error: mcp.NewJSONRPCErrorDetails(f.code, f.msg, f.data)}
 }
 
@@ -104,19 +105,20 @@ var methods = map[string]method{
 	string(mcp.MethodCompletionComplete):     {unsupported: "completions"},
 }
 
-// answer is the answer to m, a request or a notification that readMessage
+// route checks m's envelope and era and routes it through the method table:
+// its answer, for m a request or a notification that readMessage
 // took (not a response), handled in its session's context: nil for a
 // notification, which gets none unless its envelope is malformed.
-func (tr *Transport) answer(ctx context.Context, p *peer, m *inbound) mcp.JSONRPCMessage {
+func (tr *Transport) route(ctx context.Context, p *peer, m *inbound) mcp.JSONRPCMessage {
 	if f := m.envelopeFault(); f != nil {
-		return f.answer(m.errorID())
+		return f.withID(m.errorID())
 	}
 	if m.id == nil {
 		return m.notification()
 	}
 	r := &request{inbound: m}
 	if f := r.readEra(p.versions); f != nil {
-		return f.answer(m.id)
+		return f.withID(m.id)
 	}
 	if r.modern {
 		// The era has no handshake: its requests stand for one.
@@ -124,11 +126,11 @@ func (tr *Transport) answer(ctx context.Context, p *peer, m *inbound) mcp.JSONRP
 	}
 	row, ok := methods[m.method]
 	if !ok {
-		return (&fault{mcp.METHOD_NOT_FOUND, fmt.Sprintf("Method %s not found", m.method), nil}).answer(m.id)
+		return (&fault{mcp.METHOD_NOT_FOUND, fmt.Sprintf("Method %s not found", m.method), nil}).withID(m.id)
 	}
 	res, f := row.dispatch(tr, ctx, p, r)
 	if f != nil {
-		return f.answer(m.id)
+		return f.withID(m.id)
 	}
 	if r.modern {
 		tr.decorate(res, row.cacheable)
@@ -189,7 +191,7 @@ func overflows(id json.RawMessage) bool {
 // are a parse error, answered with id null.
 func (m *inbound) notification() mcp.JSONRPCMessage {
 	if k := m.params.Kind; m.params.Present() && k() != jsontape.Object && k() != jsontape.Null {
-		return (&fault{mcp.PARSE_ERROR, "Failed to parse notification", nil}).answer(nil)
+		return (&fault{mcp.PARSE_ERROR, "Failed to parse notification", nil}).withID(nil)
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func AppendMessage(dst []byte, v any) ([]byte, error) {
 	case mcp.JSONRPCError:
 		if m.Error.Data == nil {
 			out := append(dst, `{"jsonrpc":`...)
-			out = appendString(out, m.JSONRPC)
+			out = AppendString(out, m.JSONRPC)
 			out = append(out, `,"id":`...)
 			out, err := appendID(out, m.ID)
 			if err != nil {
@@ -49,7 +49,7 @@ func AppendMessage(dst []byte, v any) ([]byte, error) {
 			out = append(out, `,"error":{"code":`...)
 			out = strconv.AppendInt(out, int64(m.Error.Code), 10)
 			out = append(out, `,"message":`...)
-			out = appendString(out, m.Error.Message)
+			out = AppendString(out, m.Error.Message)
 			return append(out, "}}"...), nil
 		}
 	}
@@ -73,7 +73,7 @@ func plainResult(r *mcp.CallToolResult) bool {
 // ("_meta", "content", "isError", "resultType", "structuredContent").
 func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult) ([]byte, error) {
 	dst = append(dst, `{"jsonrpc":`...)
-	dst = appendString(dst, m.JSONRPC)
+	dst = AppendString(dst, m.JSONRPC)
 	dst = append(dst, `,"id":`...)
 	dst, err := appendID(dst, m.ID)
 	if err != nil {
@@ -105,12 +105,12 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 		}
 		if t, ok := c.(mcp.TextContent); ok && t.Annotations == nil && t.Meta == nil {
 			dst = append(dst, `{"type":`...)
-			dst = appendString(dst, t.Type)
+			dst = AppendString(dst, t.Type)
 			dst = append(dst, `,"text":`...)
 			if quoted != nil && t.Text == quotedText {
 				dst = append(dst, quoted...)
 			} else {
-				dst = appendString(dst, t.Text)
+				dst = AppendString(dst, t.Text)
 			}
 			dst = append(dst, '}')
 			continue
@@ -128,7 +128,7 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 	}
 	if r.ResultType != "" {
 		dst = append(dst, `,"resultType":`...)
-		dst = appendString(dst, string(r.ResultType))
+		dst = AppendString(dst, string(r.ResultType))
 	}
 	if r.StructuredContent != nil {
 		dst = append(dst, `,"structuredContent":`...)
@@ -141,7 +141,7 @@ func appendToolResponse(dst []byte, m mcp.JSONRPCResponse, r *mcp.CallToolResult
 }
 
 // quotedTexter is structured content that repeats the answer's text and
-// holds it escaped (briefing.Selection): the text content copies those
+// holds it escaped (a lookup's selection): the text content copies those
 // bytes instead of escaping the text again.
 type quotedTexter interface {
 	QuotedText() (text string, quoted []byte)
@@ -156,7 +156,7 @@ func appendID(dst []byte, id mcp.RequestId) ([]byte, error) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
-		return appendString(dst, v), nil
+		return AppendString(dst, v), nil
 	case float64:
 		if !math.IsInf(v, 0) && !math.IsNaN(v) {
 			return appendFloat(dst, v), nil
@@ -224,14 +224,15 @@ func appendStructured(dst []byte, v any) ([]byte, error) {
 // the bytes json.Marshal writes for it (where those would differ, as for
 // a type without json tags, its MarshalJSON derives from AppendJSON), a
 // nil pointer as null, and a lone surrogate kept in its 3-byte form as its
-// escape (appendString).
+// escape (AppendString).
 type jsonAppender interface{ AppendJSON(dst []byte) []byte }
 
-// appendString writes s as a JSON string as json.Marshal does, except that
+// AppendString writes s as a JSON string as json.Marshal does (the one
+// writer of strings in answers: server's encoders call it too), except that
 // a surrogate in its 3-byte form (a lone surrogate escape that a client sent
 // in a member name or path, decoded as in WTF-8) is written as its \uXXXX
 // escape, so that the client gets back what it sent (SPEC 5.1's at,
 // inspect's path): limits.AppendJSONString with HTML escaping.
-func appendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	return limits.AppendJSONString(dst, s, true)
 }

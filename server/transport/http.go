@@ -68,7 +68,7 @@ const (
 
 // httpVersions are the protocol versions served over HTTP, newest first:
 // the session era only (SPEC section 2). 2026-07-28 has no sessions, so it
-// cannot have a briefing per session.
+// cannot have a state per session.
 var httpVersions = []string{
 	mcp.ProtocolVersion20251125,
 	mcp.ProtocolVersion20250618,
@@ -161,11 +161,11 @@ func listenAddr(addr string, bound net.Addr) string {
 }
 
 // ListenAndServeHTTP serves Streamable HTTP at http://opts.Addr/mcp until ctx is
-// done, one briefing per MCP session (SPEC section 2). It logs the URL it
+// done, one session state (Config.NewSession) per MCP session (SPEC section 2). It logs the URL it
 // serves to opts.Log. When ctx is done it stops taking messages and
 // cancels those in flight (Stop), stops accepting connections, lets
 // in-flight requests finish and send their answers for up to 1.5 s, ends
-// every session, freeing its briefing once its requests have returned,
+// every session, freeing its state once its requests have returned,
 // and returns nil. A call still running then (a long write) goes on
 // without its connection: Wait waits for it.
 func (tr *Transport) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) error {
@@ -202,7 +202,7 @@ func (tr *Transport) ListenAndServeHTTP(ctx context.Context, opts HTTPOptions) e
 	defer cancel()
 	if err := srv.Shutdown(grace); err != nil {
 		// Requests still running past the grace period are cut off; their
-		// sessions' briefings are freed when their handlers return.
+		// sessions' states are freed when their handlers return.
 		srv.Close()
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {

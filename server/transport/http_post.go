@@ -44,7 +44,7 @@ const busyRetry = time.Minute
 // The request takes part in its session (acquire) only once its body is
 // read, and leaves it (release) once its answer is made, before it is
 // written: a body that is slow to come, or an answer slow to be taken,
-// never keeps an ended session's briefing, and its share of
+// never keeps an ended session's state, and its share of
 // --max-total-bytes, from being freed.
 //
 // JSON-RPC batches are refused with 400 and a -32600 error: protocol
@@ -195,7 +195,7 @@ func (t *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) (body []b
 	return nil, false
 }
 
-// initialize starts a session: a fresh briefing that enters the table,
+// initialize starts a session: a fresh state that enters the table,
 // and whose ID the answer carries, only when initialize succeeds. Past --max-sessions it is answered 503 with
 // Retry-After: the seconds until the soonest idle session would end.
 func (t *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, msg inbound) {
@@ -231,7 +231,7 @@ func (t *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, msg inb
 }
 
 // sessionContext is the context a message of sess is handled in, derived
-// from the request's: it carries the session's briefing, and ends with the
+// from the request's: it carries the session's state, and ends with the
 // request, with the transport (Stop), or when end is called.
 func (t *HTTPHandler) sessionContext(ctx context.Context, sess *httpSession) (_ context.Context, end func()) {
 	ctx, cancel := context.WithCancel(ctx)

@@ -10,12 +10,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// HTTPHandler serves Streamable HTTP: one session state (a briefing) per
+// HTTPHandler serves Streamable HTTP: one session state per
 // MCP session, each session from its initialize until DELETE,
 // --idle-timeout or Close.
 //
 // A session's state is freed once the session has ended and none of its
-// requests is still running, so a call never meets a closed briefing.
+// requests is still running, so a call never meets a closed state.
 type HTTPHandler struct {
 	tr           *Transport
 	token        string
@@ -47,7 +47,7 @@ type stopper interface{ Stop() bool }
 // the transport's.
 type httpSession struct {
 	id       string
-	state    Session   // the server's state of the session (a briefing)
+	state    Session   // the server's state of the session
 	peer     peer      // the protocol's state
 	inflight inflight  // the session's requests being served
 	steps    stepClock // the tool calls' reads and answers, for --step-gap
@@ -60,7 +60,7 @@ type httpSession struct {
 	idleSince time.Time // when active last dropped to 0
 }
 
-// newSession starts a session with a fresh briefing under an unguessable
+// newSession starts a session with a fresh state under an unguessable
 // ID (128 random bits). It is not in the table until its initialize
 // succeeds (add).
 func (t *HTTPHandler) newSession() *httpSession {
@@ -204,8 +204,8 @@ func (t *HTTPHandler) endLocked(sess *httpSession) bool {
 	return sess.active == 0
 }
 
-// free gives back a session's briefing (its store and its share of the
-// process-wide quota). It runs once per session, after the session ended
+// free gives back a session's state (Session.Close: what it holds and its
+// share of the process-wide quota). It runs once per session, after the session ended
 // and its last request finished.
 func (t *HTTPHandler) free(sess *httpSession) { sess.state.Close() }
 

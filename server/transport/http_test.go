@@ -20,12 +20,13 @@ import (
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/server"
 	"github.com/loom-results/loom-results/server/transport"
+	"github.com/loom-results/loom-results/workspace"
 )
 
 // newTestServer returns a server whose root holds files.
 func newTestServer(t *testing.T, cfg limits.Config, files map[string]string) *server.Server {
 	t.Helper()
-	root, _ := testroot.Open(t, files)
+	root, _ := testroot.Open(t, files, workspace.Open)
 	return server.New(server.Options{Limits: cfg, Policy: briefing.Legacy, Root: root})
 }
 

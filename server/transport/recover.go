@@ -11,16 +11,15 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// A panic is a bug, but one bad input must not end the briefing of every
+// A panic is a bug, but one bad input must not end the session of every
 // other call: over stdio it would end the process, and with it the agent's
 // whole session. Each message is served under recoverCall, in
 // Transport.handle (the dispatch and the tool) and in each transport
 // around reading the message
 // and writing its answer; a panic anywhere there is logged with its stack
 // and answered with JSON-RPC -32603, and the next message is served. The
-// briefing stays usable: Briefing.Do releases its lock as the panic
-// unwinds, and nothing the call had retained is undone (results are
-// immutable once stored).
+// session's state stays usable as far as its own code keeps it so (the
+// server's releases its lock as the panic unwinds).
 
 // recoverCall recovers a panic of the call serving *m (the zero inbound
 // while the message is not read yet) and sets *answer to what panicked

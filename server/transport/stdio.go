@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// ServeStdio serves one briefing over newline-delimited JSON-RPC on in and
+// ServeStdio serves one session over newline-delimited JSON-RPC on in and
 // out until in ends or ctx is done (SPEC section 2).
 //
 // Messages are handled one at a time, in the order read, each answered
@@ -21,7 +21,7 @@ import (
 // answered. Reading goes on while a call runs (from readAheadAfter into
 // it: a call that ends sooner has nothing to cancel), so that a
 // notifications/cancelled is seen and acted on at once (inflight.cancel),
-// even while the briefing's other calls wait. What is read ahead is
+// even while the session's other calls wait. What is read ahead is
 // bounded (stdioConn.budget): past that, reading waits for the messages
 // read to be answered. A message over --max-message-bytes, counted
 // without its final "\n" or "\r\n", is answered with JSON-RPC -32600 and
@@ -176,7 +176,7 @@ func (c *stdioConn) handle() {
 		c.gen++
 		c.long.Reset(readAheadAfter)
 		c.mu.Unlock()
-		err := c.answer(it)
+		err := c.handleAndWrite(it)
 		c.mu.Lock()
 		c.long.Stop()
 		c.readAhead = false
@@ -259,8 +259,9 @@ func (c *stdioConn) read() (*stdioItem, error) {
 	return it, err
 }
 
-// answer answers one message read, and writes the answer.
-func (c *stdioConn) answer(it *stdioItem) error {
+// handleAndWrite handles one message read (unless it was answered as it
+// was read) and writes its answer.
+func (c *stdioConn) handleAndWrite(it *stdioItem) error {
 	msg, resp := it.msg, it.resp
 	if !it.answered {
 		ctx := c.base
@@ -272,7 +273,7 @@ func (c *stdioConn) answer(it *stdioItem) error {
 			c.reqs.remove(it.req)
 		}
 	}
-	err := c.w.answer(&msg, resp)
+	err := c.w.writeResponse(&msg, resp)
 	if it.call {
 		c.gaps.answered(time.Now())
 	}
@@ -313,8 +314,8 @@ type stdioWriter struct {
 	err error // the first failure to write: nothing is written after it
 }
 
-// answer writes resp, the answer to msg, when there is one, and flushes.
-func (s *stdioWriter) answer(msg *inbound, resp any) error {
+// writeResponse writes resp, the answer to msg, when there is one, and flushes.
+func (s *stdioWriter) writeResponse(msg *inbound, resp any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err == nil && resp != nil && !isNilMessage(resp) {

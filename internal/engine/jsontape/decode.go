@@ -176,7 +176,7 @@ func hex4(text []byte, i int) (r rune, bad int) {
 		if k >= len(text) {
 			return 0, len(text)
 		}
-		d := hexDigit(text[k])
+		d := HexDigit(text[k])
 		if d < 0 {
 			return 0, k
 		}

@@ -25,13 +25,6 @@
 // tape, and typically a tenth of that. Element and Member index a large container's
 // children the first time a lookup needs them (children.go).
 //
-// # Spans in trusted JSON
-//
-// span.go finds values in JSON already accepted, without the tape: where a
-// value ends, an object's members, how deep it nests. The transport reads
-// a JSON-RPC envelope's top level with it, and the server a tool's
-// arguments'.
-//
 // # Errors
 //
 // Errors are *errcode.Error values: invalid_json from the scan (with its

@@ -139,7 +139,7 @@ func scanString(data []byte, i int, lenient bool) (int, reason) {
 					if i+k >= n {
 						return n, errStringEOF
 					}
-					if hexDigit(data[i+k]) < 0 {
+					if HexDigit(data[i+k]) < 0 {
 						return i + k, errHex
 					}
 				}
@@ -225,8 +225,10 @@ func utf8Seq(data []byte, i int) int {
 	return size
 }
 
-// hexDigit returns the value of hex digit c, or -1.
-func hexDigit(c byte) int {
+// HexDigit returns the value of hex digit c (0-9, a-f, A-F), or -1: the
+// one reader of hex digits, for JSON's \u escapes and, in selectors, a
+// pointer's percent escapes.
+func HexDigit(c byte) int {
 	switch {
 	case c-'0' < 10:
 		return int(c - '0')

@@ -21,7 +21,8 @@ func TestProcess(t *testing.T) {
 	bin, err := loombin.Build(context.Background(), t.TempDir())
 	require.NoError(t, err)
 	long := strings.Repeat("x", 3<<20) + "\n"
-	_, dir := testroot.Open(t, map[string]string{"big.txt": long})
+	dir := t.TempDir()
+	testroot.Write(t, dir, map[string]string{"big.txt": long})
 	p, err := Start(t.Context(), []string{bin, "--root", dir, "--max-lookup-bytes", "8388608", "--max-step-bytes", "16777216"}, Options{Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, p.Initialize(t.Context(), "stdioclient-test"))

@@ -1,0 +1,141 @@
+package server
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
+)
+
+// schemaObject is what the drift check reads of an object's schema.
+type schemaObject struct {
+	Properties map[string]json.RawMessage `json:"properties"`
+	Required   []string                   `json:"required"`
+	Ref        string                     `json:"$ref"`
+	AnyOf      []json.RawMessage          `json:"anyOf"`
+}
+
+// successObjects returns the object schemas that a tool's output schema
+// allows a success to be: its anyOf's branches but the failure, each
+// resolved through $defs and its own anyOf.
+func successObjects(t *testing.T, schema json.RawMessage) []schemaObject {
+	var root struct {
+		AnyOf []json.RawMessage          `json:"anyOf"`
+		Defs  map[string]json.RawMessage `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(schema, &root))
+	var out []schemaObject
+	var walk func(raw json.RawMessage)
+	walk = func(raw json.RawMessage) {
+		var o schemaObject
+		require.NoError(t, json.Unmarshal(raw, &o))
+		switch {
+		case o.Ref == "#/$defs/failure":
+		case o.Ref != "":
+			walk(root.Defs[strings.TrimPrefix(o.Ref, "#/$defs/")])
+		case o.Properties == nil && len(o.AnyOf) > 0:
+			for _, b := range o.AnyOf {
+				walk(b)
+			}
+		default:
+			out = append(out, o)
+		}
+	}
+	for _, b := range root.AnyOf {
+		walk(b)
+	}
+	return out
+}
+
+// TestOutputSchemasMatchAnswerTypes: every tool's output schema (with
+// --answers full) has, for each answer type the tool returns, a success
+// branch whose properties are members of the type's json encoding and
+// include, as required, every member it always writes (a tool may leave
+// out, or require, an optional member that it never, or always, writes:
+// get_json's "type"), so that the hand-written schemas cannot drift
+// from the one description of each answer, its type (which the encoders
+// are held to: TestEveryToolAnswersAsMarshal).
+func TestOutputSchemasMatchAnswerTypes(t *testing.T) {
+	t.Parallel()
+	answers := map[string][]reflect.Type{
+		"inspect":       {reflect.TypeFor[inspectAnswer]()},
+		"get_range":     {reflect.TypeFor[briefing.Selection]()},
+		"get_lines":     {reflect.TypeFor[briefing.Selection]()},
+		"get_json":      {reflect.TypeFor[briefing.Selection]()},
+		"find":          {reflect.TypeFor[briefing.Found](), reflect.TypeFor[briefing.FoundFiles]()},
+		"list_results":  {reflect.TypeFor[briefing.Page]()},
+		"expand_edit":   {reflect.TypeFor[expandAnswer]()},
+		"retain_output": {reflect.TypeFor[results.Descriptor]()},
+		"begin_step":    {reflect.TypeFor[stepAnswer]()},
+		"write_file":    {reflect.TypeFor[briefing.Written]()},
+		"run":           {reflect.TypeFor[runAnswer]()},
+	}
+	cfg := ToolConfig{Config: limits.Defaults(), Answers: AnswersFull, Write: true, Commands: commands(t, "test=true")}
+	tools := Tools(cfg)
+	require.Len(t, tools, len(answers))
+	for _, tool := range tools {
+		t.Run(tool.Tool.Name, func(t *testing.T) {
+			types, ok := answers[tool.Tool.Name]
+			require.True(t, ok, "a tool without its answer types here")
+			objects := successObjects(t, tool.Tool.RawOutputSchema)
+			require.Len(t, objects, len(types))
+			for _, rt := range types {
+				names, required := jsonMembers(rt)
+				slices.Sort(names)
+				slices.Sort(required)
+				found := false
+				for _, o := range objects {
+					props := slices.Sorted(maps.Keys(o.Properties))
+					if !subset(props, names) || !subset(required, props) {
+						continue
+					}
+					found = true
+					assert.True(t, subset(required, o.Required), "%s: the schema does not require %v", rt, required)
+					assert.True(t, subset(o.Required, props), "%s: required names what properties do not", rt)
+				}
+				assert.True(t, found, "%s: no success schema lists what it always writes, %v, and nothing it never writes (of %v)", rt, required, names)
+			}
+		})
+	}
+}
+
+// subset reports whether every name of a is in b.
+func subset(a, b []string) bool {
+	for _, n := range a {
+		if !slices.Contains(b, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestOfType: an output schema built from an answer type lists the type's
+// members in field order and requires those it always writes; a member
+// without a schema, or a schema for no member, stops the server at start.
+func TestOfType(t *testing.T) {
+	t.Parallel()
+	type answer struct {
+		B    int64   `json:"b"`
+		A    *string `json:"a,omitempty"`
+		Text string  `json:"-"`
+		hid  int
+	}
+	_ = answer{}.hid
+	got := ofType[answer](map[string]string{"a": `{"type":"string"}`, "b": `{"type":"integer"}`})
+	assert.Equal(t, `{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string"}},"additionalProperties":false,"required":["b"]}`, got)
+	assert.PanicsWithValue(t, `output schema of server.answer: no schema for member "a"`, func() {
+		ofType[answer](map[string]string{"b": `{}`, "c": `{}`})
+	})
+	assert.PanicsWithValue(t, `output schema of server.answer: schemas for 3 members, the type writes [b a]`, func() {
+		ofType[answer](map[string]string{"a": `{}`, "b": `{}`, "text": `{}`})
+	})
+}
