@@ -1,7 +1,6 @@
 package briefing
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 
@@ -80,7 +79,7 @@ func showFailure(t *results.Text, re *regexp.Regexp, exit workspace.Exit, previe
 	if re == nil || whole || succeeded(exit) {
 		return v
 	}
-	n := firstMatch(data, len(data)-len(tail), re)
+	n := firstMatch(t.Lines, data, len(data)-len(tail), re)
 	if n == 0 {
 		return v
 	}
@@ -88,10 +87,8 @@ func showFailure(t *results.Text, re *regexp.Regexp, exit workspace.Exit, previe
 	lines := t.Lines
 	var rows []byte
 	for k := n; k < n+failureRowsMax && k <= lines.Count(); k++ {
-		row := selectors.AppendAnchor(nil, k, lines.LineAnchorChars(k))
-		row = append(row, ": "...)
 		span := lines.Line(k)
-		row = append(row, data[span.Start:span.End]...)
+		row := selectors.AppendNumbered(nil, k, data[span.Start:span.End])
 		if row[len(row)-1] != '\n' {
 			row = append(row, '\n') // not reached: a last line without "\n" is longer than the tail left
 		}
@@ -108,10 +105,8 @@ func showFailure(t *results.Text, re *regexp.Regexp, exit workspace.Exit, previe
 		if half < int64(len(failureCut)) {
 			return v // not even "…\n" fits: nothing to show
 		}
-		row := selectors.AppendAnchor(nil, n, lines.LineAnchorChars(n))
-		row = append(row, ": "...)
 		c := lines.Content(n)
-		row = append(row, data[c.Start:c.End]...)
+		row := selectors.AppendNumbered(nil, n, data[c.Start:c.End])
 		cut := selectors.FloorCharBoundary(row, int(half)-len(failureCut))
 		rows = append(row[:cut:cut], failureCut...)
 	}
@@ -126,28 +121,18 @@ func showFailure(t *results.Text, re *regexp.Regexp, exit workspace.Exit, previe
 	return v
 }
 
-// firstMatch returns the number of the first line of data that starts
+// firstMatch returns the number of the first line of lines that starts
 // before offset before and that re matches, without its ending ("\n" or
-// "\r\n"); 0 when there is none. It reads data once, up to the end of the
-// last line that starts before before.
-func firstMatch(data []byte, before int, re *regexp.Regexp) int {
-	n := 1
-	for start := 0; start < before; n++ {
-		end := len(data)
-		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
-			end = start + i + 1
+// "\r\n"); 0 when there is none. It reads the output once, up to the end
+// of the last line that starts before before.
+func firstMatch(lines selectors.Lines, data []byte, before int, re *regexp.Regexp) int {
+	for n, span := range lines.All() {
+		if span.Start >= before {
+			break
 		}
-		content := data[start:end]
-		if k := len(content); k > 0 && content[k-1] == '\n' {
-			content = content[:k-1]
-			if k := len(content); k > 0 && content[k-1] == '\r' {
-				content = content[:k-1]
-			}
-		}
-		if re.Match(content) {
+		if re.Match(selectors.TrimEnding(data[span.Start:span.End])) {
 			return n
 		}
-		start = end
 	}
 	return 0
 }

@@ -218,7 +218,7 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 		if i := bytes.IndexByte(data[start:span.End], '\n'); i >= 0 {
 			end = start + i + 1
 		}
-		out.Write(selectors.AppendAnchor(anchor[:0], int(n), selectors.AnchorChars(content(data[start:end]))))
+		out.Write(selectors.AppendAnchor(anchor[:0], int(n), selectors.AnchorChars(selectors.TrimEnding(data[start:end]))))
 		out.WriteString(": ")
 		out.Write(data[start:end])
 		start = end
@@ -229,18 +229,6 @@ func (b *Briefing) getLines(ref Ref, first int64, last *int64, numbered bool) (*
 		return nil, err
 	}
 	return b.selection(r, sel, "", numberedText, quoted, size, escaped), nil
-}
-
-// content is line without its ending ("\n" or "\r\n"): what its anchor
-// is the digest of (SPEC 4.4).
-func content(line []byte) []byte {
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		line = line[:n-1]
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-	}
-	return line
 }
 
 // anchorWidths returns the bytes of the prefixes "N#xy: " of every line in

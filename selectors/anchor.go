@@ -31,6 +31,14 @@ func AppendAnchor(dst []byte, n int, chars [2]byte) []byte {
 	return append(dst, '#', chars[0], chars[1])
 }
 
+// AppendNumbered appends line n as numbered get_lines shows it (SPEC 5):
+// its anchor, ": ", and the line's bytes as they are, its ending included.
+func AppendNumbered(dst []byte, n int, line []byte) []byte {
+	dst = AppendAnchor(dst, n, AnchorChars(TrimEnding(line)))
+	dst = append(dst, ':', ' ')
+	return append(dst, line...)
+}
+
 // Anchor returns the anchor of line n whose characters are chars: "41#xy".
 func Anchor(n int, chars [2]byte) string {
 	return string(AppendAnchor(make([]byte, 0, 24), n, chars))

@@ -53,3 +53,19 @@ func TestParseAnchor(t *testing.T) {
 		assert.False(t, ok, "%q", bad)
 	}
 }
+
+func TestAppendNumbered(t *testing.T) {
+	// The anchor is of the text without its ending; the row keeps the
+	// line's bytes as they are, ending included.
+	for _, tc := range []struct{ line, want string }{
+		{"a\n", "7#zk: a\n"},
+		{"a\r\n", "7#zk: a\r\n"},
+		{"a", "7#zk: a"},
+		{"\n", "7#4o: \n"},
+		{"\tif err != nil {\n", "7#y7: \tif err != nil {\n"},
+	} {
+		assert.Equal(t, tc.want, string(AppendNumbered([]byte("x"), 7, []byte(tc.line)))[1:], "%q", tc.line)
+	}
+	assert.Equal(t, "a\r", string(TrimEnding([]byte("a\r"))), "a lone \\r is no ending")
+	assert.Equal(t, "", string(TrimEnding([]byte("\r\n"))))
+}

@@ -411,13 +411,20 @@ func (l Lines) Content(n int) Span {
 }
 
 func contentOf(data []byte, s Span) Span {
-	if s.End > s.Start && data[s.End-1] == '\n' {
-		s.End--
-		if s.End > s.Start && data[s.End-1] == '\r' {
-			s.End--
+	s.End = s.Start + len(TrimEnding(data[s.Start:s.End]))
+	return s
+}
+
+// TrimEnding returns line without its ending ("\n" or "\r\n"), the text
+// that find matches and that a line's anchor is the digest of.
+func TrimEnding(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
 		}
 	}
-	return s
+	return line
 }
 
 // All yields every line's number and span (newline included), in order,
