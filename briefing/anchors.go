@@ -10,75 +10,63 @@ import (
 	"github.com/loom-results/loom-results/selectors"
 )
 
-// position is a line position of a splice edit or of a compose
+// A Position is a line position of a splice edit or of a compose
 // reference's lines (SPEC 5.2): a line number, or a line's anchor, which
-// adds the two characters that the stored line must have.
-type position struct {
+// adds the two characters that the stored line must have. It reads
+// itself (bind): a JSON integer, or a string of exactly an anchor's form
+// (SPEC 4.4). Its schema names no type (SPEC section 9).
+type Position struct {
 	n        int64
 	anchored bool
 	chars    [2]byte
 }
 
 // String is the position as it was sent: "41" or "41#xy".
-func (p position) String() string {
+func (p Position) String() string {
 	if p.anchored {
 		return selectors.Anchor(int(p.n), p.chars)
 	}
 	return strconv.FormatInt(p.n, 10)
 }
 
+// JSONType is the JSON type that a position's schema names: none, since
+// it is a number or a string.
+func (Position) JSONType() string { return "" }
+
 // anchorForm says what an anchor is, for the messages of malformed ones.
 const anchorForm = `an anchor is a line number, "#" and the line's two characters (a-z, 2-7), as numbered get_lines and find show it: "41#xy"`
 
-// position reads the position at path (edits/0/before, lines/1): a JSON
-// integer, or a string of exactly an anchor's form (SPEC 4.4); anything
-// else is invalid_argument.
-func (e *expander) position(v NodeID, path string) (position, *errcode.Error) {
-	switch e.ix.Kind(v) {
-	case jsontape.Number:
-		if n, ok := e.integer(v); ok {
-			return position{n: n}, nil
-		}
-	case jsontape.String:
-		s, bad := e.ix.StringText(v)
-		if bad >= 0 {
-			return position{}, errcode.New(errcode.InvalidArgument, "%s is not valid UTF-8; %s", path, anchorForm)
-		}
-		if n, chars, ok := selectors.ParseAnchor(s); ok {
-			return position{n: n, anchored: true, chars: chars}, nil
-		}
-		return position{}, errcode.New(errcode.InvalidArgument, "%s %s is not an anchor: %s", path, quoted(s), anchorForm)
-	}
-	return position{}, e.wrongMember(path, `a line number or an anchor ("41#xy")`, v)
+func (*Position) wants() (one, many string) {
+	return `a line number or an anchor ("41#xy")`, "line numbers or anchors"
 }
 
-// positions reads an array of lo to hi positions, the member at path.
-func (e *expander) positions(v NodeID, path string, lo, hi int) ([]position, *errcode.Error) {
-	want := "an array of " + strconv.Itoa(lo) + " line numbers or anchors"
-	if lo != hi {
-		want = "an array of " + strconv.Itoa(lo) + " or " + strconv.Itoa(hi) + " line numbers or anchors"
-	}
-	if e.ix.Kind(v) != jsontape.Array {
-		return nil, e.wrongMember(path, want, v)
-	}
-	var out []position
-	for i, x := range e.ix.Elements(v) {
-		p, err := e.position(x, path+"/"+strconv.Itoa(i))
-		if err != nil {
-			return nil, err
+func (p *Position) bind(d binder, n jsontape.Node, name string) *errcode.Error {
+	switch d.ix.Kind(n) {
+	case jsontape.Number:
+		if i, ok := d.integer(n); ok {
+			*p = Position{n: i}
+			return nil
 		}
-		out = append(out, p)
+	case jsontape.String:
+		s, bad := d.ix.StringText(n)
+		if bad >= 0 {
+			return notUTF8(d.kind, name, bad)
+		}
+		i, chars, ok := selectors.ParseAnchor(s)
+		if !ok {
+			return errcode.New(errcode.InvalidArgument, "%s %s is %s, not an anchor: %s", d.kind, quoted(name), quoted(s), anchorForm)
+		}
+		*p = Position{n: i, anchored: true, chars: chars}
+		return nil
 	}
-	if len(out) < lo || len(out) > hi {
-		return nil, errcode.New(errcode.InvalidArgument, "%s must be %s, not %d of them", path, want, len(out))
-	}
-	return out, nil
+	one, _ := p.wants()
+	return d.wrongType(name, one, n)
 }
 
 // checkAnchors checks the characters of each anchored position against
 // the stored line it names (which the caller has checked exists): the
 // first that differs fails with anchor_mismatch.
-func checkAnchors(t *results.Text, ps ...position) *errcode.Error {
+func checkAnchors(t *results.Text, ps ...Position) *errcode.Error {
 	for _, p := range ps {
 		if !p.anchored {
 			continue
@@ -99,7 +87,7 @@ const nearAnchor = 16
 // within nearAnchor lines that has p's characters, or both when one
 // before and one after are as near (SPEC 5.2), so that the model can
 // resend without reading again.
-func anchorMismatch(t *results.Text, p position, got [2]byte) *errcode.Error {
+func anchorMismatch(t *results.Text, p Position, got [2]byte) *errcode.Error {
 	n := int(p.n)
 	var msg strings.Builder
 	msg.WriteString("line " + strconv.Itoa(n) + " is " + selectors.Anchor(n, got) + " " + lineQuote(t, n) + ", not " + p.String())
@@ -138,7 +126,7 @@ func lineQuote(t *results.Text, n int) string {
 // as a number that names a line of the result fails with invalid_argument,
 // whose message shows those lines with their anchors. names says which of
 // ps name a line (an insertion before lines + 1 names none).
-func refuseNumbers(t *results.Text, ps []position, names func(position) bool) *errcode.Error {
+func refuseNumbers(t *results.Text, ps []Position, names func(Position) bool) *errcode.Error {
 	var shown []string
 	for i, p := range ps {
 		if p.anchored || !names(p) || i > 0 && ps[i-1] == p {

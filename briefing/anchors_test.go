@@ -73,7 +73,7 @@ func anchorBriefing(t *testing.T, model bool) *Briefing {
 }
 
 const (
-	notAnchor = `is not an anchor: an anchor is a line number, "#" and the line's two characters (a-z, 2-7), as numbered get_lines and find show it: "41#xy"`
+	notAnchor = `not an anchor: an anchor is a line number, "#" and the line's two characters (a-z, 2-7), as numbered get_lines and find show it: "41#xy"`
 	tooFar    = `: read the lines again with numbered get_lines or find and send their anchors`
 )
 
@@ -147,21 +147,21 @@ func TestSpliceAnchors(t *testing.T) {
 			msg: "edit 1 (before line 2) overlaps edit 0 (after line 1): edits must be in file order and must not overlap, " +
 				"so edit 1 starts at line 3 or later; line numbers refer to r1 as stored (3 lines)"},
 		{name: "after and before", result: "r1", edits: `[{"after":1,"before":2,"text":"x\n"}]`, at: "edits/0", code: ia,
-			msg: `an edit is {"lines": [first, last], "text"}, {"before": n, "text"} or {"after": n, "text"}, each position a line number or its anchor ("41#xy")`},
+			msg: `an edit has exactly one of lines, before and after (this one has 2): {"lines": [first, last], "text"}, {"before": n, "text"} or {"after": n, "text"}, each position a line number or its anchor ("41#xy")`},
 
 		// The form: a malformed anchor is invalid_argument.
-		{name: "upper case", result: "r1", edits: `[{"lines":["2#H7","2#h7"],"text":""}]`, at: "edits/0", code: ia, msg: `edits/0/lines/0 "2#H7" ` + notAnchor},
-		{name: "a leading zero", result: "r1", edits: `[{"lines":["02#h7","2#h7"],"text":""}]`, at: "edits/0", code: ia, msg: `edits/0/lines/0 "02#h7" ` + notAnchor},
-		{name: "one character", result: "r1", edits: `[{"before":"2#h","text":""}]`, at: "edits/0", code: ia, msg: `edits/0/before "2#h" ` + notAnchor},
-		{name: "three characters", result: "r1", edits: `[{"after":"2#h7x","text":""}]`, at: "edits/0", code: ia, msg: `edits/0/after "2#h7x" ` + notAnchor},
-		{name: "a space after", result: "r1", edits: `[{"before":"2#h7 ","text":""}]`, at: "edits/0", code: ia, msg: `edits/0/before "2#h7 " ` + notAnchor},
-		{name: "no number", result: "r1", edits: `[{"before":"#h7","text":""}]`, at: "edits/0", code: ia, msg: `edits/0/before "#h7" ` + notAnchor},
-		{name: "no hash", result: "r1", edits: `[{"before":"2h7","text":""}]`, at: "edits/0", code: ia, msg: `edits/0/before "2h7" ` + notAnchor},
-		{name: "a character outside base32", result: "r1", edits: `[{"before":"2#h1","text":""}]`, at: "edits/0", code: ia, msg: `edits/0/before "2#h1" ` + notAnchor},
-		{name: "a number as a string", result: "r1", edits: `[{"before":"2","text":""}]`, at: "edits/0", code: ia, msg: `edits/0/before "2" ` + notAnchor},
-		{name: "empty", result: "r1", edits: `[{"lines":["2#h7",""],"text":""}]`, at: "edits/0", code: ia, msg: `edits/0/lines/1 "" ` + notAnchor},
-		{name: "a boolean", result: "r1", edits: `[{"after":true,"text":""}]`, at: "edits/0", code: ia, msg: `edits/0/after must be a line number or an anchor ("41#xy"), not true`},
-		{name: "the form before the range", result: "r1", edits: `[{"lines":["9#h7","2#x"],"text":""}]`, at: "edits/0", code: ia, msg: `edits/0/lines/1 "2#x" ` + notAnchor},
+		{name: "upper case", result: "r1", edits: `[{"lines":["2#H7","2#h7"],"text":""}]`, at: "edits/0", code: ia, msg: `member "lines/0" is "2#H7", ` + notAnchor},
+		{name: "a leading zero", result: "r1", edits: `[{"lines":["02#h7","2#h7"],"text":""}]`, at: "edits/0", code: ia, msg: `member "lines/0" is "02#h7", ` + notAnchor},
+		{name: "one character", result: "r1", edits: `[{"before":"2#h","text":""}]`, at: "edits/0", code: ia, msg: `member "before" is "2#h", ` + notAnchor},
+		{name: "three characters", result: "r1", edits: `[{"after":"2#h7x","text":""}]`, at: "edits/0", code: ia, msg: `member "after" is "2#h7x", ` + notAnchor},
+		{name: "a space after", result: "r1", edits: `[{"before":"2#h7 ","text":""}]`, at: "edits/0", code: ia, msg: `member "before" is "2#h7 ", ` + notAnchor},
+		{name: "no number", result: "r1", edits: `[{"before":"#h7","text":""}]`, at: "edits/0", code: ia, msg: `member "before" is "#h7", ` + notAnchor},
+		{name: "no hash", result: "r1", edits: `[{"before":"2h7","text":""}]`, at: "edits/0", code: ia, msg: `member "before" is "2h7", ` + notAnchor},
+		{name: "a character outside base32", result: "r1", edits: `[{"before":"2#h1","text":""}]`, at: "edits/0", code: ia, msg: `member "before" is "2#h1", ` + notAnchor},
+		{name: "a number as a string", result: "r1", edits: `[{"before":"2","text":""}]`, at: "edits/0", code: ia, msg: `member "before" is "2", ` + notAnchor},
+		{name: "empty", result: "r1", edits: `[{"lines":["2#h7",""],"text":""}]`, at: "edits/0", code: ia, msg: `member "lines/1" is "", ` + notAnchor},
+		{name: "a boolean", result: "r1", edits: `[{"after":true,"text":""}]`, at: "edits/0", code: ia, msg: `member "after" must be a line number or an anchor ("41#xy"), not true`},
+		{name: "the form before the range", result: "r1", edits: `[{"lines":["9#h7","2#x"],"text":""}]`, at: "edits/0", code: ia, msg: `member "lines/1" is "2#x", ` + notAnchor},
 
 		// The range: an anchor's number names a line, before its characters.
 		{name: "line 0", result: "r1", edits: `[{"lines":["0#h7","2#h7"],"text":""}]`, at: "edits/0", code: ir, msg: "lines 0-2 outside 1-3"},
@@ -206,7 +206,7 @@ func TestSpliceAnchors(t *testing.T) {
 		{name: "compose: a mismatch", compose: true, edits: `["x",{"result":"r1","lines":["1#o2","3#h7"]}]`, at: "$compose/1", code: am,
 			msg: `line 3 is 3#rn "three", not 3#h7; 2#h7 is "two"`},
 		{name: "compose: the range first", compose: true, edits: `[{"result":"r1","lines":["2#o2","5#o2"]}]`, at: "$compose/0", code: ir, msg: "lines 2-5 outside 1-3"},
-		{name: "compose: a malformed anchor", compose: true, edits: `[{"result":"r1","lines":["1#O2"]}]`, at: "$compose/0", code: ia, msg: `lines/0 "1#O2" ` + notAnchor},
+		{name: "compose: a malformed anchor", compose: true, edits: `[{"result":"r1","lines":["1#O2"]}]`, at: "$compose/0", code: ia, msg: `member "lines/0" is "1#O2", ` + notAnchor},
 	})
 }
 

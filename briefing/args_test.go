@@ -18,13 +18,13 @@ type testArgs struct {
 	N     *int64         `arg:"n"`
 	Flag  *bool          `arg:"flag"`
 	Paths []string       `arg:"paths"`
-	Raw   *Raw[struct{}] `arg:"raw"`
+	Raw   *Raw[any]      `arg:"raw"`
 }
 
 // decodeArgs binds args to dst, a pointer to a request struct, as OpOf
 // does.
 func decodeArgs[R any](args jsontape.Sub, dst *R) *errcode.Error {
-	return planOf(reflect.TypeFor[R]()).decode(args, reflect.ValueOf(dst).Elem())
+	return planOf(reflect.TypeFor[R](), "argument").decode(args, reflect.ValueOf(dst).Elem())
 }
 
 // indexArgs indexes raw as the transport indexes a message that holds it
@@ -41,7 +41,7 @@ func indexArgs(t testing.TB, raw string) jsontape.Sub {
 }
 
 // rawBytes is a Raw field's bytes, for comparing.
-func rawBytes(s *Raw[struct{}]) *string {
+func rawBytes(s *Raw[any]) *string {
 	if s == nil {
 		return nil
 	}
@@ -71,7 +71,7 @@ func TestArguments(t *testing.T) {
 		"patterns []string optional", "regex bool optional", "ignore_case bool optional", "max_matches int64 optional",
 	}, got)
 	assert.PanicsWithValue(t, "briefing: argument x of briefing.floatArgs has a type the binder does not take: float64",
-		func() { planOf(reflect.TypeFor[floatArgs]()) })
+		func() { planOf(reflect.TypeFor[floatArgs](), "argument") })
 }
 
 // floatArgs has an argument of a type that no tool takes.
@@ -220,10 +220,11 @@ func TestDecodeArgsWrongTypeMessages(t *testing.T) {
 		{"string for integer", `{"name":"a","n":"3","paths":[]}`, `argument "n" must be an integer, not a string`},
 		{"fraction for integer", `{"name":"a","n":1.5,"paths":[]}`, `argument "n" must be an integer, not 1.5`},
 		{"object for integer", `{"name":"a","n":{},"paths":[]}`, `argument "n" must be an integer, not an object`},
-		{"integer for string", `{"name":3,"paths":[]}`, `argument "name" must be a string, not a number`},
+		{"integer for string", `{"name":3,"paths":[]}`, `argument "name" must be a string, not 3`},
+		{"a long number for string", `{"name":1234567890123456789012345678901234567890.5,"paths":[]}`, `argument "name" must be a string, not a number`},
 		{"string for bool", `{"name":"a","flag":"true","paths":[]}`, `argument "flag" must be a boolean, not a string`},
 		{"bool for array", `{"name":"a","paths":false}`, `argument "paths" must be an array of strings, not false`},
-		{"number in an array of strings", `{"name":"a","paths":["x",1]}`, `argument "paths/1" must be a string, not a number`},
+		{"number in an array of strings", `{"name":"a","paths":["x",1]}`, `argument "paths/1" must be a string, not 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,4 +282,157 @@ func BenchmarkDecodeArgs(b *testing.B) {
 			}
 		}
 	})
+}
+
+// bindJSON binds the JSON object raw with plan to a new T, as a form or a
+// call's arguments are bound.
+func bindJSON[T any](t *testing.T, plan *argPlan, raw string) (T, *errcode.Error) {
+	t.Helper()
+	var v T
+	ix, err := jsontape.Build([]byte(raw), jsontape.Options{AllowInvalidUTF8: true})
+	require.Nil(t, err)
+	return v, plan.bindForm(ix, ix.Root(), &v)
+}
+
+// TestBindEveryDepth checks that each fault has one message at every
+// depth: a tool's arguments ("argument") and the forms inside them, a
+// splice, an edit and a reference ("member"), each bound by the one binder.
+func TestBindEveryDepth(t *testing.T) {
+	t.Parallel()
+	splice := func(raw string) func(*testing.T) *errcode.Error {
+		return func(t *testing.T) *errcode.Error { _, err := bindJSON[SpliceForm](t, splicePlan, raw); return err }
+	}
+	edit := func(raw string) func(*testing.T) *errcode.Error {
+		return func(t *testing.T) *errcode.Error { _, err := bindJSON[EditForm](t, editPlan, raw); return err }
+	}
+	part := func(raw string) func(*testing.T) *errcode.Error {
+		return func(t *testing.T) *errcode.Error { _, err := bindJSON[PartForm](t, partPlan, raw); return err }
+	}
+	write := func(raw string) func(*testing.T) *errcode.Error {
+		return func(t *testing.T) *errcode.Error {
+			var req WriteFileRequest
+			return decodeArgs(indexArgs(t, raw), &req)
+		}
+	}
+	expand := func(raw string) func(*testing.T) *errcode.Error {
+		return func(t *testing.T) *errcode.Error {
+			var req ExpandEditRequest
+			return decodeArgs(indexArgs(t, raw), &req)
+		}
+	}
+	tests := []struct {
+		name string
+		bind func(*testing.T) *errcode.Error
+		want string
+	}{
+		{"argument given twice", write(`{"path":"a","path":"b"}`), `argument "path" is given twice`},
+		{"splice member given twice", splice(`{"result":"r1","result":"r1","edits":[]}`), `member "result" is given twice`},
+		{"edit member given twice", edit(`{"lines":[1,1],"lines":[1,1],"text":""}`), `member "lines" is given twice`},
+		{"reference member given twice", part(`{"result":"r1","sha256":null,"sha256":null}`), `member "sha256" is given twice`},
+
+		{"unknown argument", write(`{"paht":"a"}`), `unknown argument "paht"; the arguments are path, text, compose, splice, base`},
+		{"unknown splice member", splice(`{"result":"r1","edits":[],"x":1}`), `unknown member "x"; the members are result, sha256, edits`},
+		{"unknown edit member", edit(`{"line":[1,1],"text":""}`), `unknown member "line"; the members are lines, before, after, text`},
+		{"unknown reference member, null", part(`{"result":"r1","line":null}`), `unknown member "line"; the members are result, sha256, bytes, lines, pointer, as`},
+		{"member name not UTF-8", splice("{\"result\":\"r1\",\"\xff\":1}"), `a member name is not valid UTF-8`},
+		{"argument name not UTF-8", write("{\"\xff\":1}"), `an argument name is not valid UTF-8`},
+
+		{"argument of the wrong type", write(`{"path":1}`), `argument "path" must be a string, not 1`},
+		{"splice member of the wrong type", splice(`{"result":true,"edits":[]}`), `member "result" must be a string, not true`},
+		{"edit position of the wrong type", edit(`{"before":{},"text":""}`), `member "before" must be a line number or an anchor ("41#xy"), not an object`},
+		{"reference member of the wrong type", part(`{"result":"r1","pointer":[]}`), `member "pointer" must be a string, not an array`},
+		{"an element of the wrong type", part(`{"result":"r1","bytes":[0,1.5]}`), `member "bytes/1" must be an integer, not 1.5`},
+
+		{"required argument null", expand(`{"arguments":null}`), `argument "arguments" is required and cannot be null`},
+		{"required member null", splice(`{"result":null,"edits":[]}`), `member "result" is required and cannot be null`},
+		{"required edit text null", edit(`{"before":1,"text":null}`), `member "text" is required and cannot be null`},
+
+		{"argument not UTF-8", write(`{"path":"a\ud800"}`), `argument "path" is not valid UTF-8 at byte 1 of its text`},
+		{"member not UTF-8", splice("{\"result\":\"r\xff\",\"edits\":[]}"), `member "result" is not valid UTF-8 at byte 1 of its text`},
+		{"anchor not UTF-8", edit(`{"after":"1#\udc00","text":""}`), `member "after" is not valid UTF-8 at byte 2 of its text`},
+
+		{"missing argument", expand(`{}`), `argument "arguments" is required`},
+		{"missing splice member", splice(`{"edits":[]}`), `member "result" is required`},
+		{"missing edit text", edit(`{"lines":[1,2]}`), `member "text" is required`},
+		{"missing reference result", part(`{"lines":[1]}`), `member "result" is required`},
+
+		// A Raw takes its form's JSON type, any value for an interface.
+		{"compose not an array", write(`{"path":"a","compose":{"$compose":[]}}`), `argument "compose" must be an array, not an object`},
+		{"splice not an object", write(`{"splice":[]}`), `argument "splice" must be an object, not an array`},
+		{"arguments not an object", expand(`{"arguments":"x"}`), `argument "arguments" must be an object, not a string`},
+		{"edits not an array", splice(`{"result":"r1","edits":{}}`), `member "edits" must be an array, not an object`},
+
+		// Counts: an array type's length, a slice's items=LO-HI.
+		{"two positions wanted", edit(`{"lines":[1],"text":""}`), `member "lines" must be an array of 2 line numbers or anchors, not an array of 1`},
+		{"one or two positions wanted", part(`{"result":"r1","lines":[1,2,3]}`), `member "lines" must be an array of 1 or 2 line numbers or anchors, not an array of 3`},
+		{"no positions", part(`{"result":"r1","lines":[]}`), `member "lines" must be an array of 1 or 2 line numbers or anchors, not an array of 0`},
+		{"two integers wanted", part(`{"result":"r1","bytes":"0-1"}`), `member "bytes" must be an array of 2 integers, not a string`},
+		{"not an anchor", edit(`{"lines":[1,"2#x"],"text":""}`), `member "lines/1" is "2#x", not an anchor: ` + anchorForm},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := tt.bind(t)
+			require.NotNil(t, err)
+			assert.Equal(t, errcode.InvalidArgument, err.Code)
+			assert.Equal(t, tt.want, err.Msg)
+		})
+	}
+}
+
+// TestBindForms checks what the forms bind to: positions as numbers or
+// anchors, null optional members as omitted, an edit's text of any type
+// (judged later), and a Raw where the value is.
+func TestBindForms(t *testing.T) {
+	t.Parallel()
+	e, err := bindJSON[EditForm](t, editPlan, `{"lines":[3,"4#ab"],"after":null,"text":{"$compose":["x"]}}`)
+	require.Nil(t, err)
+	require.NotNil(t, e.Lines)
+	assert.Equal(t, [2]Position{{n: 3}, {n: 4, anchored: true, chars: [2]byte{'a', 'b'}}}, *e.Lines)
+	assert.Nil(t, e.Before)
+	assert.Nil(t, e.After)
+	assert.Equal(t, `{"$compose":["x"]}`, string(e.Text.Bytes()))
+
+	e, err = bindJSON[EditForm](t, editPlan, `{"before":1e400,"text":5}`)
+	require.Nil(t, err)
+	assert.Equal(t, Position{n: 1<<63 - 1}, *e.Before, "beyond int64 saturates, for the range check")
+	assert.Equal(t, "5", string(e.Text.Bytes()))
+
+	p, err := bindJSON[PartForm](t, partPlan, `{"result":"r2","sha256":"ABCDEF012345","lines":["7#z2"],"bytes":null}`)
+	require.Nil(t, err)
+	assert.Equal(t, "r2", p.Result)
+	assert.Equal(t, DigestPrefix("ABCDEF012345"), *p.SHA256)
+	assert.Equal(t, []Position{{n: 7, anchored: true, chars: [2]byte{'z', '2'}}}, *p.Lines)
+	assert.Nil(t, p.Bytes)
+
+	s, err := bindJSON[SpliceForm](t, splicePlan, `{"edits":[{"before":1,"text":""}],"result":"r1"}`)
+	require.Nil(t, err)
+	assert.Equal(t, "r1", s.Result)
+	assert.Equal(t, `[{"before":1,"text":""}]`, string(s.Edits.Bytes()))
+}
+
+// TestPlanOfPanics checks that a form the binder cannot read fails when
+// its plan is made, at start.
+func TestPlanOfPanics(t *testing.T) {
+	t.Parallel()
+	type itemsOnArray struct {
+		X [2]int64 `arg:"x,items=1-2"`
+	}
+	type unknownOption struct {
+		X string `arg:"x,strict"`
+	}
+	type badItems struct {
+		X []int64 `arg:"x,items=2-1"`
+	}
+	type listOfLists struct {
+		X [][]int64 `arg:"x"`
+	}
+	assert.PanicsWithValue(t, "briefing: member x of briefing.itemsOnArray: items= on a type that is not a slice",
+		func() { planOf(reflect.TypeFor[itemsOnArray](), "member") })
+	assert.PanicsWithValue(t, "briefing: argument x of briefing.unknownOption: unknown option strict",
+		func() { planOf(reflect.TypeFor[unknownOption](), "member") })
+	assert.PanicsWithValue(t, "briefing: argument x of briefing.badItems: bad items 2-1",
+		func() { planOf(reflect.TypeFor[badItems](), "member") })
+	assert.PanicsWithValue(t, "briefing: member x of briefing.listOfLists has a type the binder does not take: [][]int64",
+		func() { planOf(reflect.TypeFor[listOfLists](), "member") })
 }

@@ -80,7 +80,7 @@ func OpOf[R any, A any, P interface {
 	*R
 	Request[A]
 }]() Op[A] {
-	plan := planOf(reflect.TypeFor[R]())
+	plan := planOf(reflect.TypeFor[R](), "argument")
 	return func(ctx context.Context, b *Briefing, c Call) (A, *Failure) {
 		var req R
 		p := P(&req)

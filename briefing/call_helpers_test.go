@@ -2,6 +2,7 @@ package briefing
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/engine/jsontape"
@@ -27,10 +28,15 @@ func writeFile(b *Briefing, req WriteFileRequest) (*Written, *errcode.Error) {
 	return req.run(context.Background(), b, Call{})
 }
 
-// expandEdit runs expand_edit's checks and resolution, without the step's
-// check that comes first.
+// expandEdit runs expand_edit with args as its arguments member, bound
+// by the binder as a call's is, then its checks and resolution, without
+// the step's check that comes first.
 func expandEdit(b *Briefing, args jsontape.Sub) (*Expanded, *errcode.Error) {
-	req := ExpandEditRequest{Arguments: Raw[map[string]any]{Sub: args}}
+	var req ExpandEditRequest
+	plan := planOf(reflect.TypeFor[ExpandEditRequest](), "argument")
+	if err := (binder{ix: args.Index, kind: plan.kind}).field(reflect.ValueOf(&req).Elem().Field(0), plan.args[0], plan.how[0], args.Node); err != nil {
+		return nil, err
+	}
 	if err := req.check(b); err != nil {
 		return nil, err
 	}

@@ -72,14 +72,12 @@ type node struct {
 	parts  int
 }
 
-// checkEditArguments checks expand_edit's arguments (SPEC 5.1): an
-// object, with no raw invalid UTF-8 outside its nodes, which makes the
-// arguments themselves malformed: an argument check, which comes before
-// any node resolves (SPEC section 4's order) and so refuses nothing.
+// checkEditArguments checks expand_edit's arguments (SPEC 5.1), an
+// object (the binder's check): no raw invalid UTF-8 outside its nodes,
+// which makes the arguments themselves malformed: an argument check, which
+// comes before any node resolves (SPEC section 4's order) and so refuses
+// nothing.
 func checkEditArguments(args jsontape.Sub) *errcode.Error {
-	if k := args.Kind(); k != jsontape.Object {
-		return errcode.New(errcode.InvalidArgument, "arguments must be a JSON object, not %s", k)
-	}
 	return newExpander(nil, args).walk(args.Node, false)
 }
 
@@ -342,68 +340,23 @@ func (e *expander) literal(p NodeID) ([]byte, *errcode.Error) {
 	return []byte(text), nil
 }
 
-// partRef is a reference part of SPEC 5.1 after its form is checked.
+// partRef is a reference part of SPEC 5.1 after its checks.
 type partRef struct {
-	ref     Ref
-	bytes   []int64    // [start, end]
-	lines   []position // [first] or [first, last], numbers or anchors
-	pointer *string
-	as      string
+	PartForm
+	ref Ref
+	as  string // As, or its default
 }
 
-// optionalMember lists the optional members of a reference: given as null,
-// each counts as omitted. An unknown member fails, null or not.
-var optionalMember = map[string]bool{"sha256": true, "bytes": true, "lines": true, "pointer": true, "as": true}
-
-// reference reads a reference object: {"result", "sha256"?} and at most
-// one of "bytes", "lines" or "pointer" (with an optional "as").
+// reference reads a reference object, bound as every object is: then the
+// rules its form cannot say, at most one of bytes, lines and pointer, as
+// only with pointer, and the reference's own (Ref.check).
 func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 	var r partRef
-	var as *string
-	seen := map[string]bool{}
-	hasResult := false
-	for m, v := range e.ix.Members(p) {
-		if seen[m.Name] {
-			return r, givenTwice("member", m.Name)
-		}
-		seen[m.Name] = true
-		if e.ix.Kind(v) == jsontape.Null && optionalMember[m.Name] {
-			continue // an optional member given as null counts as omitted
-		}
-		var err *errcode.Error
-		switch m.Name {
-		case "result":
-			r.ref.Result, err = e.str(v, m.Name)
-			hasResult = true
-		case "sha256":
-			var s string
-			s, err = e.str(v, m.Name)
-			r.ref.SHA256 = &s
-		case "bytes":
-			r.bytes, err = e.ints(v, m.Name, 2, 2)
-		case "lines":
-			r.lines, err = e.positions(v, m.Name, 1, 2)
-		case "pointer":
-			var s string
-			s, err = e.str(v, m.Name)
-			r.pointer = &s
-		case "as":
-			var s string
-			s, err = e.str(v, m.Name)
-			as = &s
-		default:
-			err = errcode.New(errcode.InvalidArgument,
-				"unknown member %s; a reference has result, sha256 and one of bytes, lines or pointer (with as)", quoted(m.Name))
-		}
-		if err != nil {
-			return r, err
-		}
-	}
-	if !hasResult {
-		return r, errcode.New(errcode.InvalidArgument, "a reference needs result")
+	if err := partPlan.bindForm(e.ix, p, &r.PartForm); err != nil {
+		return r, err
 	}
 	selectorsGiven := 0
-	for _, given := range []bool{r.bytes != nil, r.lines != nil, r.pointer != nil} {
+	for _, given := range []bool{r.Bytes != nil, r.Lines != nil, r.Pointer != nil} {
 		if given {
 			selectorsGiven++
 		}
@@ -412,58 +365,17 @@ func (e *expander) reference(p NodeID) (partRef, *errcode.Error) {
 		return r, errcode.New(errcode.InvalidArgument, "a reference takes at most one of bytes, lines or pointer")
 	}
 	r.as = AsLexeme
-	if as != nil {
-		if r.pointer == nil {
+	if r.As != nil {
+		if r.Pointer == nil {
 			return r, errcode.New(errcode.InvalidArgument, "as goes with pointer only")
 		}
-		if err := checkAs(*as); err != nil {
+		if err := checkAs(*r.As); err != nil {
 			return r, err
 		}
-		r.as = *as
+		r.as = *r.As
 	}
+	r.ref = Ref{Result: r.Result, SHA256: (*string)(r.SHA256)}
 	return r, r.ref.check()
-}
-
-func (e *expander) str(v NodeID, name string) (string, *errcode.Error) {
-	if e.ix.Kind(v) != jsontape.String {
-		return "", e.wrongMember(name, "a string", v)
-	}
-	s, bad := e.ix.StringText(v)
-	if bad >= 0 {
-		return "", notUTF8("member", name, bad)
-	}
-	return s, nil
-}
-
-// ints reads an array of lo to hi integers, the member at path (for
-// messages: lines, or edits/0/lines).
-func (e *expander) ints(v NodeID, path string, lo, hi int) ([]int64, *errcode.Error) {
-	want := "an array of " + strconv.Itoa(lo) + " integers"
-	if lo != hi {
-		want = "an array of " + strconv.Itoa(lo) + " or " + strconv.Itoa(hi) + " integers"
-	}
-	if e.ix.Kind(v) != jsontape.Array {
-		return nil, e.wrongMember(path, want, v)
-	}
-	var out []int64
-	for i, x := range e.ix.Elements(v) {
-		n, ok := e.integer(x)
-		if !ok {
-			return nil, e.wrongMember(path+"/"+strconv.Itoa(i), "an integer", x)
-		}
-		out = append(out, n)
-	}
-	if len(out) < lo || len(out) > hi {
-		return nil, errcode.New(errcode.InvalidArgument, "%s must be %s, not %d of them", path, want, len(out))
-	}
-	return out, nil
-}
-
-func (e *expander) integer(v NodeID) (int64, bool) {
-	if e.ix.Kind(v) != jsontape.Number {
-		return 0, false
-	}
-	return jsontape.Integer(string(e.ix.SubOf(v).Bytes()))
 }
 
 // selectPart resolves a reference under SPEC section 4, without budget: the
@@ -475,29 +387,30 @@ func (b *Briefing) selectPart(p partRef) ([]byte, *errcode.Error) {
 	}
 	data := r.Text.Data
 	switch {
-	case p.bytes != nil:
-		span, err := selectors.ByteRange(data, p.bytes[0], p.bytes[1])
+	case p.Bytes != nil:
+		span, err := selectors.ByteRange(data, p.Bytes[0], p.Bytes[1])
 		if err != nil {
 			return nil, err
 		}
 		return data[span.Start:span.End], nil
-	case p.lines != nil:
+	case p.Lines != nil:
 		// Numbers or anchors, in either mode (SPEC 5.2): the range, then
 		// each anchor's characters.
+		lines := *p.Lines
 		last := int64(r.Text.Lines.Count())
-		if len(p.lines) == 2 {
-			last = p.lines[1].n
+		if len(lines) == 2 {
+			last = lines[1].n
 		}
-		span, err := r.Text.Lines.Range(p.lines[0].n, last)
+		span, err := r.Text.Lines.Range(lines[0].n, last)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkAnchors(r.Text, p.lines...); err != nil {
+		if err := checkAnchors(r.Text, lines...); err != nil {
 			return nil, err
 		}
 		return data[span.Start:span.End], nil
-	case p.pointer != nil:
-		_, _, text, err := selectJSON(&target{Text: r.Text, id: &r.ID, result: r}, *p.pointer, p.as)
+	case p.Pointer != nil:
+		_, _, text, err := selectJSON(&target{Text: r.Text, id: &r.ID, result: r}, *p.Pointer, p.as)
 		return text, err
 	}
 	return data, nil

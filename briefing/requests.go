@@ -318,29 +318,27 @@ func (r *RunRequest) run(ctx context.Context, b *Briefing, c Call) (*Ran, *errco
 	return b.run(ctx, r.command, c.Progress)
 }
 
-// The forms of the JSON values that write_file's compose and splice hold
-// (SPEC 5.1, 5.2), as the expander reads them (it walks them where the
-// message holds them, member by member): for the input schema. A pointer
-// member is optional.
+// The forms of the JSON values that write_file's compose and splice and
+// expand_edit's nodes hold (SPEC 5.1, 5.2): the binder reads each object
+// (bind, with the form plans), and the input schemas of every depth come
+// from them. A pointer member is optional.
 type (
-	// SpliceForm is a splice: {"result", "sha256"?, "edits"}.
+	// SpliceForm is a splice: {"result", "sha256"?, "edits"}. Its edits
+	// are read one by one, after the result resolves (SPEC 5.2's order).
 	SpliceForm struct {
-		Result string        `arg:"result"`
-		SHA256 *DigestPrefix `arg:"sha256"`
-		Edits  []EditForm    `arg:"edits"`
+		Result string          `arg:"result"`
+		SHA256 *DigestPrefix   `arg:"sha256"`
+		Edits  Raw[[]EditForm] `arg:"edits"`
 	}
 	// EditForm is one edit of a splice: {"lines": [first, last], "text"},
 	// {"before": n, "text"} or {"after": n, "text"}; its text is a string
-	// or a compose node.
+	// or a compose node, judged after the edit's positions and order.
 	EditForm struct {
 		Lines  *[2]Position `arg:"lines"`
 		Before *Position    `arg:"before"`
 		After  *Position    `arg:"after"`
-		Text   any          `arg:"text"`
+		Text   Raw[any]     `arg:"text"`
 	}
-	// Position is a line position (SPEC 5.2): a line number or the line's
-	// anchor, "41#xy". Its schema names no type (SPEC section 9).
-	Position any
 	// PartForm is a reference part of a compose: {"result", "sha256"?}
 	// and at most one of bytes, lines ([first] or [first, last]) and
 	// pointer (with as). A part may also be a string, literal text.
@@ -348,7 +346,7 @@ type (
 		Result  string        `arg:"result"`
 		SHA256  *DigestPrefix `arg:"sha256"`
 		Bytes   *[2]int64     `arg:"bytes"`
-		Lines   *[]Position   `arg:"lines"`
+		Lines   *[]Position   `arg:"lines,items=1-2"`
 		Pointer *string       `arg:"pointer"`
 		As      *string       `arg:"as"`
 	}

@@ -47,142 +47,76 @@ type spliced struct {
 // write_file, where at and body are both /splice).
 func (e *expander) splice(obj NodeID, at, body string) (spliced, *errcode.Error) {
 	b := e.b
-	fail := func(err *errcode.Error) (spliced, *errcode.Error) { return spliced{}, err }
-	var ref Ref
-	var edits NodeID
-	hasResult, hasEdits := false, false
-	seen := map[string]bool{}
-	for m, v := range e.ix.Members(obj) {
-		if seen[m.Name] {
-			return fail(b.unresolved(at, givenTwice("member", m.Name)))
-		}
-		seen[m.Name] = true
-		var err *errcode.Error
-		switch m.Name {
-		case "result":
-			ref.Result, err = e.str(v, m.Name)
-			hasResult = true
-		case "sha256":
-			if e.ix.Kind(v) != jsontape.Null {
-				var s string
-				s, err = e.str(v, m.Name)
-				ref.SHA256 = &s
-			}
-		case "edits":
-			if e.ix.Kind(v) != jsontape.Array {
-				err = e.wrongMember("edits", "an array of edits", v)
-			}
-			edits, hasEdits = v, true
-		default:
-			err = errcode.New(errcode.InvalidArgument, "unknown splice member %q; a splice has result, sha256 and edits", m.Name)
-		}
-		if err != nil {
-			return fail(b.unresolved(at, err))
-		}
+	fail := func(err *errcode.Error) (spliced, *errcode.Error) { return spliced{}, b.unresolved(at, err) }
+	var form SpliceForm
+	if err := splicePlan.bindForm(e.ix, obj, &form); err != nil {
+		return fail(err)
 	}
-	switch {
-	case !hasResult:
-		return fail(b.unresolved(at, errcode.New(errcode.InvalidArgument, "a splice needs result")))
-	case !hasEdits:
-		return fail(b.unresolved(at, errcode.New(errcode.InvalidArgument, "a splice needs edits")))
-	}
+	ref := Ref{Result: form.Result, SHA256: (*string)(form.SHA256)}
 	if err := ref.check(); err != nil {
-		return fail(b.unresolved(at, err))
+		return fail(err)
 	}
 	r, err := b.resolve(ref)
 	if err != nil {
-		return fail(b.unresolved(at, err))
+		return fail(err)
 	}
+	edits := form.Edits.Node
 	n := e.ix.Len(edits)
 	var done []spliceEdit
 	for i, ed := range e.ix.Elements(edits) {
 		s, err := e.edit(ed, body+"/edits/"+strconv.Itoa(i), r, i, i == n-1, done)
 		if err != nil {
-			return fail(err)
+			return spliced{}, err
 		}
 		done = append(done, s)
 	}
 	return spliced{applyEdits(r, done), len(done), r}, nil
 }
 
+// editForms says what an edit is, for the messages of malformed ones.
+const editForms = `{"lines": [first, last], "text"}, {"before": n, "text"} or {"after": n, "text"}, ` +
+	`each position a line number or its anchor ("41#xy")`
+
 // edit checks one edit and resolves its text; last says whether it is the
-// splice's last edit, for the newline rule. Its positions (SPEC 5.2) are
-// line numbers or anchors: their form is checked with the edit's, then
-// their range, then (with --steps model) that no number names a line,
-// then each anchor's characters.
+// splice's last edit, for the newline rule. Its members are bound as every
+// object's are (its positions, line numbers or anchors, with them); then,
+// in SPEC 5.2's order, exactly one position member, the positions' range,
+// (with --steps model) that no number names a line, each anchor's
+// characters, the order against the previous edit, and the text.
 func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last bool, done []spliceEdit) (spliceEdit, *errcode.Error) {
 	b := e.b
-	form := func() *errcode.Error {
-		return b.unresolved(at, errcode.New(errcode.InvalidArgument,
-			`an edit is {"lines": [first, last], "text"}, {"before": n, "text"} or {"after": n, "text"}, `+
-				`each position a line number or its anchor ("41#xy")`))
-	}
-	path := "edits/" + strconv.Itoa(i)
-	if e.ix.Kind(ed) != jsontape.Object {
-		return spliceEdit{}, b.unresolved(at, e.wrongMember(path, `an object ({"lines": [first, last], "text"}, {"before": n, "text"} or {"after": n, "text"})`, ed))
-	}
 	var s spliceEdit
-	var text NodeID
-	var ps []position // the positions, as sent
-	hasLines, hasBefore, hasAfter, hasText := false, false, false, false
-	seen := map[string]bool{}
-	for m, v := range e.ix.Members(ed) {
-		switch m.Name {
-		case "lines", "before", "after", "text":
-			if seen[m.Name] {
-				return s, b.unresolved(at, givenTwice("member", m.Name))
-			}
-			seen[m.Name] = true
-			if m.Name != "text" && e.ix.Kind(v) == jsontape.Null {
-				continue // an optional member given as null counts as omitted, as an argument does
-			}
-		}
-		switch {
-		case m.Name == "lines":
-			l, err := e.positions(v, path+"/lines", 2, 2)
-			if err != nil {
-				return s, b.unresolved(at, err)
-			}
-			ps, hasLines = l, true
-		case m.Name == "before", m.Name == "after":
-			p, err := e.position(v, path+"/"+m.Name)
-			if err != nil {
-				return s, b.unresolved(at, err)
-			}
-			ps = []position{p}
-			if m.Name == "before" {
-				hasBefore = true
-			} else {
-				hasAfter = true
-			}
-		case m.Name == "text":
-			// Its kind is checked with the text, after the line numbers
-			// and the order (SPEC 5.2).
-			text, hasText = v, true
-		default:
-			return s, form()
-		}
+	if e.ix.Kind(ed) != jsontape.Object {
+		return s, b.unresolved(at, errcode.New(errcode.InvalidArgument, "an edit must be an object, not %s: %s", given(e.ix, ed), editForms))
 	}
+	var form EditForm
+	if err := editPlan.bindForm(e.ix, ed, &form); err != nil {
+		return s, b.unresolved(at, err)
+	}
+	var ps []Position // the positions, as sent
 	kinds := 0
-	for _, has := range []bool{hasLines, hasBefore, hasAfter} {
-		if has {
-			kinds++
+	if form.Lines != nil {
+		ps, kinds = form.Lines[:], kinds+1
+	}
+	for _, p := range []*Position{form.Before, form.After} {
+		if p != nil {
+			ps, kinds = []Position{*p}, kinds+1
 		}
 	}
-	if kinds != 1 || !hasText {
-		return s, form()
+	if kinds != 1 {
+		return s, b.unresolved(at, errcode.New(errcode.InvalidArgument, "an edit has exactly one of lines, before and after (this one has %d): %s", kinds, editForms))
 	}
 
 	t := r.Text
 	count := int64(t.Lines.Count())
-	names := func(p position) bool { return p.n >= 1 && p.n <= count } // a position that names a line
+	names := func(p Position) bool { return p.n >= 1 && p.n <= count } // a position that names a line
 	switch {
-	case hasLines:
+	case form.Lines != nil:
 		if _, err := t.Lines.Range(ps[0].n, ps[1].n); err != nil {
 			return s, b.unresolved(at, err)
 		}
 		s.from, s.to = ps[0].n, ps[1].n+1
-	case hasBefore:
+	case form.Before != nil:
 		p := ps[0]
 		if p.n < 1 || p.n > count+1 {
 			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
@@ -231,7 +165,7 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 		}
 	}
 
-	if err := e.editText(&s, text, at); err != nil {
+	if err := e.editText(&s, form.Text.Node, at); err != nil {
 		return s, err
 	}
 	// The text's rules, in SPEC 5.2's order: its line endings first, so

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/loom-results/loom-results/errcode"
-	"github.com/loom-results/loom-results/internal/engine/jsontape"
 	"github.com/loom-results/loom-results/internal/engine/linediff"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
@@ -124,8 +123,8 @@ func (b *Briefing) writeFile(req *WriteFileRequest) (*Written, *errcode.Error) {
 }
 
 // checkForm is the argument check of write_file: exactly one of text,
-// compose and splice, compose an array and splice an object, and a path
-// unless a splice may give one.
+// compose and splice (the binder has checked that compose is an array and
+// splice an object), and a path unless a splice may give one.
 func (req *WriteFileRequest) checkForm() *errcode.Error {
 	given := 0
 	for _, set := range []bool{req.Text != nil, req.Compose != nil, req.Splice != nil} {
@@ -137,10 +136,6 @@ func (req *WriteFileRequest) checkForm() *errcode.Error {
 	case given != 1:
 		return errcode.New(errcode.InvalidArgument,
 			"give exactly one of text (the whole new text), compose (parts) or splice (line edits of a result); %d given", given)
-	case req.Compose != nil && req.Compose.Kind() != jsontape.Array:
-		return errcode.New(errcode.InvalidArgument, "compose must be an array of parts")
-	case req.Splice != nil && req.Splice.Kind() != jsontape.Object:
-		return errcode.New(errcode.InvalidArgument, `splice must be an object {"result", "sha256"?, "edits"}`)
 	case req.Path == nil && req.Splice == nil:
 		return errcode.New(errcode.InvalidArgument, "path is required with text or compose (a splice defaults it to its result's path)")
 	}

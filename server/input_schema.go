@@ -17,11 +17,13 @@ type keywords struct {
 	dflt        any // "default", as json.Marshal writes it; nil: none
 	enum        []string
 	pattern     string
-	// minLength, maxLength, minItems and maxItems: 0 is none (an array
-	// type's length gives both of its items).
+	// minLength and maxLength: 0 is none.
 	minLength, maxLength int
 	minimum, maximum     *int64
-	minItems, maxItems   int
+	// minItems and maxItems: 0 is none. The type gives them where it
+	// can: an array type's length, or a slice argument's items=LO-HI
+	// (briefing.Argument).
+	minItems, maxItems int
 	// stringOr: the value is a string or an object of this form, which
 	// the schema says without a union (SPEC section 9: clients that
 	// translate schemas for their model need none): no type, and no
@@ -101,7 +103,7 @@ func (w *schemaWriter) properties(b []byte, args []briefing.Argument, prefix str
 		}
 		b = transport.AppendString(b, a.Name)
 		b = append(b, ':')
-		b = w.value(b, a.Type, prefix+a.Name)
+		b = w.value(b, a.Type, prefix+a.Name, a.MinItems, a.MaxItems)
 	}
 	return append(b, '}')
 }
@@ -129,8 +131,14 @@ type form interface{ Form() reflect.Type }
 
 var formType = reflect.TypeFor[form]()
 
-// value writes the schema of a value of Go type t at path.
-func (w *schemaWriter) value(b []byte, t reflect.Type, path string) []byte {
+// typed is a type whose schema names the JSON type it says, none for ""
+// (briefing.Position, a number or a string).
+type typed interface{ JSONType() string }
+
+// value writes the schema of a value of Go type t at path; lo and hi bound
+// a slice's items (an argument's items=LO-HI; 0: none), as an array
+// type's length bounds its own.
+func (w *schemaWriter) value(b []byte, t reflect.Type, path string, lo, hi int) []byte {
 	if t.Implements(formType) {
 		t = reflect.Zero(t).Interface().(form).Form()
 	}
@@ -141,19 +149,23 @@ func (w *schemaWriter) value(b []byte, t reflect.Type, path string) []byte {
 	if p, ok := reflect.Zero(t).Interface().(patterned); ok {
 		k.pattern = p.Pattern() // the type's own form (briefing.DigestPrefix)
 	}
+	if hi > 0 {
+		k.minItems, k.maxItems = lo, hi
+	}
 	if t.Kind() == reflect.Array {
 		k.minItems, k.maxItems = t.Len(), t.Len()
 	}
+	_, isTyped := reflect.Zero(t).Interface().(typed)
 	m := members{b: append(b, '{'), start: len(b) + 1}
 	if typ := jsonType(t, path); typ != "" && !k.stringOr {
 		m.member("type", typ)
 	}
 	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 		m.key("items")
-		m.b = w.value(m.b, t.Elem(), path+"[]")
+		m.b = w.value(m.b, t.Elem(), path+"[]", 0, 0)
 	}
 	k.write(&m, w.compact)
-	if t.Kind() == reflect.Struct {
+	if t.Kind() == reflect.Struct && !isTyped {
 		form := briefing.Arguments(t)
 		m.key("properties")
 		m.b = w.properties(m.b, form, path+"/")
@@ -168,6 +180,9 @@ func (w *schemaWriter) value(b []byte, t reflect.Type, path string) []byte {
 // jsonType is the JSON type of a value of Go type t: "" for an interface,
 // which may hold any.
 func jsonType(t reflect.Type, path string) string {
+	if ty, ok := reflect.Zero(t).Interface().(typed); ok {
+		return ty.JSONType()
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return "string"

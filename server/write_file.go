@@ -61,7 +61,7 @@ func writeFileTool(cfg ToolConfig) transport.Tool {
 			"compose[]/result":  {description: "Result ID, e.g. r3."},
 			"compose[]/sha256":  {description: "Optional prefix (12-64 hex digits) of the result's SHA-256."},
 			"compose[]/bytes":   {description: "Half-open byte range [start, end)."},
-			"compose[]/lines":   {minItems: 1, maxItems: 2, description: "Inclusive lines [first, last], or [first] to the end."},
+			"compose[]/lines":   {description: "Inclusive lines [first, last], or [first] to the end."},
 			"compose[]/lines[]": {description: positionDescription},
 			"compose[]/pointer": {description: "RFC 6901 JSON pointer into a JSON result."},
 			"compose[]/as": {enum: []string{briefing.AsLexeme, briefing.AsString},
