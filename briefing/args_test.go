@@ -13,12 +13,12 @@ import (
 )
 
 type testArgs struct {
-	Name  string         `arg:"name"`
-	Text  *string        `arg:"text,not_utf8"`
-	N     *int64         `arg:"n"`
-	Flag  *bool          `arg:"flag"`
-	Paths []string       `arg:"paths"`
-	Raw   *Raw[any]      `arg:"raw"`
+	Name  string    `arg:"name"`
+	Text  *string   `arg:"text,not_utf8"`
+	N     *int64    `arg:"n"`
+	Flag  *bool     `arg:"flag"`
+	Paths []string  `arg:"paths"`
+	Raw   *Raw[any] `arg:"raw"`
 }
 
 // decodeArgs binds args to dst, a pointer to a request struct, as OpOf

@@ -16,7 +16,8 @@ import (
 type spliceEdit struct {
 	from, to int64
 	insert   bool
-	after    bool // an insertion sent as after: from - 1
+	after    bool   // an insertion sent as after: from - 1
+	text     NodeID // the text as sent, until editText resolves it
 	pieces   [][]byte
 }
 
@@ -80,19 +81,50 @@ const editForms = `{"lines": [first, last], "text"}, {"before": n, "text"} or {"
 // edit checks one edit and resolves its text; last says whether it is the
 // splice's last edit, for the newline rule. Its members are bound as every
 // object's are (its positions, line numbers or anchors, with them); then,
-// in SPEC 5.2's order, exactly one position member, the positions' range,
-// (with --steps model) that no number names a line, each anchor's
-// characters, the order against the previous edit, and the text.
+// in SPEC 5.2's order, where it goes (place), its order against the
+// previous edit (checkOrder), and its text. Every failure is at at.
 func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last bool, done []spliceEdit) (spliceEdit, *errcode.Error) {
-	b := e.b
+	s, err := e.place(ed, r, i)
+	if err == nil && len(done) > 0 {
+		err = s.checkOrder(done[len(done)-1], i, r)
+	}
+	if err != nil {
+		return s, e.b.unresolved(at, err)
+	}
+	if err := e.editText(&s, s.text, at); err != nil {
+		return s, err
+	}
+	// The text's rules, in SPEC 5.2's order: its line endings first, so
+	// that the others see the text as it will be written.
+	if r.Text.CRLF {
+		s.pieces = toCRLF(s.pieces)
+	}
+	err = s.checkEnd(int64(r.Text.Lines.Count()), last)
+	if err == nil {
+		err = s.checkLastLine(r, done)
+	}
+	if err == nil {
+		err = s.checkCopied(r.Text)
+	}
+	if err != nil {
+		return s, e.b.unresolved(at, err)
+	}
+	return s, nil
+}
+
+// place reads edit i's form and says where it goes in r: exactly one of
+// lines, before and after; their range; with --steps model, no number
+// that names a line; then each anchor's characters (SPEC 5.2).
+func (e *expander) place(ed NodeID, r *results.Result, i int) (spliceEdit, *errcode.Error) {
 	var s spliceEdit
 	if e.ix.Kind(ed) != jsontape.Object {
-		return s, b.unresolved(at, errcode.New(errcode.InvalidArgument, "an edit must be an object, not %s: %s", given(e.ix, ed), editForms))
+		return s, errcode.New(errcode.InvalidArgument, "an edit must be an object, not %s: %s", given(e.ix, ed), editForms)
 	}
 	var form EditForm
 	if err := editPlan.bindForm(e.ix, ed, &form); err != nil {
-		return s, b.unresolved(at, err)
+		return s, err
 	}
+	s.text = form.Text.Node
 	var ps []Position // the positions, as sent
 	kinds := 0
 	if form.Lines != nil {
@@ -104,85 +136,63 @@ func (e *expander) edit(ed NodeID, at string, r *results.Result, i int, last boo
 		}
 	}
 	if kinds != 1 {
-		return s, b.unresolved(at, errcode.New(errcode.InvalidArgument, "an edit has exactly one of lines, before and after (this one has %d): %s", kinds, editForms))
+		return s, errcode.New(errcode.InvalidArgument, "an edit has exactly one of lines, before and after (this one has %d): %s", kinds, editForms)
 	}
 
 	t := r.Text
 	count := int64(t.Lines.Count())
+	lines := errcode.Details{Lines: new(count)}
 	names := func(p Position) bool { return p.n >= 1 && p.n <= count } // a position that names a line
+	p := ps[0]
 	switch {
 	case form.Lines != nil:
 		if _, err := t.Lines.Range(ps[0].n, ps[1].n); err != nil {
-			return s, b.unresolved(at, err)
+			return s, err
 		}
 		s.from, s.to = ps[0].n, ps[1].n+1
+	case form.Before != nil && (p.n < 1 || p.n > count+1):
+		return s, errcode.New(errcode.InvalidRange, "edit %d inserts before line %d outside 1-%d (%d appends)", i, p.n, count+1, count+1).With(lines)
+	case form.Before != nil && p.anchored && p.n == count+1:
+		return s, errcode.New(errcode.InvalidRange,
+			"edit %d inserts before %s, but %s has %d lines: an anchor names a line; to append, send before %d as a number",
+			i, p, r.ID, count, count+1).With(lines)
 	case form.Before != nil:
-		p := ps[0]
-		if p.n < 1 || p.n > count+1 {
-			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
-				"edit %d inserts before line %d outside 1-%d (%d appends)", i, p.n, count+1, count+1).With(errcode.Details{Lines: new(count)}))
-		}
-		if p.anchored && p.n == count+1 {
-			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
-				"edit %d inserts before %s, but %s has %d lines: an anchor names a line; to append, send before %d as a number",
-				i, p, r.ID, count, count+1).With(errcode.Details{Lines: new(count)}))
-		}
 		s.from, s.to, s.insert = p.n, p.n, true
+	case !names(p):
+		return s, errcode.New(errcode.InvalidRange, "edit %d inserts after line %d outside 1-%d", i, p.n, count).With(lines)
 	default:
-		p := ps[0]
-		if !names(p) {
-			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
-				"edit %d inserts after line %d outside 1-%d", i, p.n, count).With(errcode.Details{Lines: new(count)}))
-		}
 		s.from, s.to, s.insert, s.after = p.n+1, p.n+1, true, true
 	}
-	if b.opts.Steps == limits.ModelSteps {
+	if e.b.opts.Steps == limits.ModelSteps {
 		if err := refuseNumbers(t, ps, names); err != nil {
-			return s, b.unresolved(at, err)
+			return s, err
 		}
 	}
-	if err := checkAnchors(t, ps...); err != nil {
-		return s, b.unresolved(at, err)
-	}
+	return s, checkAnchors(t, ps...)
+}
 
-	if len(done) > 0 {
-		prev := done[len(done)-1]
-		if prev.to > s.from || prev.insert && s.insert && prev.from == s.from {
-			how := "overlaps"
-			if s.from < prev.from {
-				how = "comes before"
-			}
-			// The first line an edit after prev may start at: its end, and
-			// after an insertion, another insertion only before a later line.
-			next := prev.to
-			if prev.insert && s.insert {
-				next++
-			}
-			return s, b.unresolved(at, errcode.New(errcode.InvalidRange,
-				"%s %s %s: edits must be in file order and must not overlap, so edit %d starts at line %d or later; "+
-					"line numbers refer to %s as stored (%d lines)",
-				s.describe(i), how, prev.describe(i-1), i, next, r.ID, count).With(errcode.Details{Lines: new(count)}))
-		}
+// checkOrder checks edit i (s) against the edit before it, prev: edits
+// come in file order and do not overlap, and two insertions before the
+// same line overlap (SPEC 5.2).
+func (s spliceEdit) checkOrder(prev spliceEdit, i int, r *results.Result) *errcode.Error {
+	if prev.to <= s.from && !(prev.insert && s.insert && prev.from == s.from) {
+		return nil
 	}
-
-	if err := e.editText(&s, form.Text.Node, at); err != nil {
-		return s, err
+	how := "overlaps"
+	if s.from < prev.from {
+		how = "comes before"
 	}
-	// The text's rules, in SPEC 5.2's order: its line endings first, so
-	// that the others see the text as it will be written.
-	if r.Text.CRLF {
-		s.pieces = toCRLF(s.pieces)
+	// The first line an edit after prev may start at: its end, and after
+	// an insertion, another insertion only before a later line.
+	next := prev.to
+	if prev.insert && s.insert {
+		next++
 	}
-	if err := s.checkEnd(count, last); err != nil {
-		return s, b.unresolved(at, err)
-	}
-	if err := s.checkLastLine(r, done); err != nil {
-		return s, b.unresolved(at, err)
-	}
-	if err := s.checkCopied(r.Text); err != nil {
-		return s, b.unresolved(at, err)
-	}
-	return s, nil
+	count := int64(r.Text.Lines.Count())
+	return errcode.New(errcode.InvalidRange,
+		"%s %s %s: edits must be in file order and must not overlap, so edit %d starts at line %d or later; "+
+			"line numbers refer to %s as stored (%d lines)",
+		s.describe(i), how, prev.describe(i-1), i, next, r.ID, count).With(errcode.Details{Lines: new(count)})
 }
 
 // toCRLF returns pieces with each '\n' that does not follow a '\r' taken
