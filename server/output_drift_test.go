@@ -139,3 +139,48 @@ func TestOfType(t *testing.T) {
 		ofType[answer](map[string]string{"a": `{}`, "b": `{}`, "text": `{}`})
 	})
 }
+
+// TestOfForm: the form of an object schema built from a type: its
+// description after "type", "required" before "additionalProperties",
+// members left out (each a member of the type) and members after the
+// type's, required; an embedded struct's members in its place.
+func TestOfForm(t *testing.T) {
+	t.Parallel()
+	type inner struct {
+		C bool `json:"c"`
+	}
+	type answer struct {
+		B int64 `json:"b"`
+		inner
+		A *string `json:"a,omitempty"`
+		D string  `json:"d,omitempty"`
+	}
+	ints := map[string]string{"a": `{"type":"string"}`, "b": `{"type":"integer"}`, "c": `{"type":"boolean"}`, "d": `{}`}
+	for _, c := range []struct {
+		name    string
+		f       objectForm
+		schemas map[string]string
+		want    string
+	}{
+		{"plain", objectForm{}, ints,
+			`{"type":"object","properties":{"b":{"type":"integer"},"c":{"type":"boolean"},"a":{"type":"string"},"d":{}},"additionalProperties":false,"required":["b","c"]}`},
+		{"described, required first", objectForm{description: "An <answer>.", requiredFirst: true}, ints,
+			`{"type":"object","description":"An \u003canswer\u003e.","properties":{"b":{"type":"integer"},"c":{"type":"boolean"},"a":{"type":"string"},"d":{}},"required":["b","c"],"additionalProperties":false}`},
+		{"without", objectForm{without: []string{"d", "c"}}, map[string]string{"a": `{}`, "b": `{}`},
+			`{"type":"object","properties":{"b":{},"a":{}},"additionalProperties":false,"required":["b"]}`},
+		{"without, then", objectForm{without: []string{"d"}, then: []prop{{"d", `{"const":"x"}`}}}, map[string]string{"a": `{}`, "b": `{}`, "c": `{}`},
+			`{"type":"object","properties":{"b":{},"c":{},"a":{},"d":{"const":"x"}},"additionalProperties":false,"required":["b","c","d"]}`},
+		{"nothing required", objectForm{without: []string{"b", "c"}, requiredFirst: true}, map[string]string{"a": `{}`, "d": `{}`},
+			`{"type":"object","properties":{"a":{},"d":{}},"additionalProperties":false}`},
+	} {
+		assert.Equal(t, c.want, ofForm[answer](c.f, c.schemas), c.name)
+		assert.True(t, json.Valid([]byte(c.want)), c.name)
+	}
+	assert.PanicsWithValue(t, `output schema of server.answer: no member "e" to leave out`, func() {
+		ofForm[answer](objectForm{without: []string{"e"}}, ints)
+	})
+	assert.PanicsWithValue(t, `output schema of server.answer: schemas for 4 members, the type writes [b c a]`, func() {
+		ofForm[answer](objectForm{without: []string{"d"}}, ints)
+	})
+	assert.Equal(t, map[string]string{"a": "1", "b": "3"}, merged(map[string]string{"a": "1", "b": "2"}, map[string]string{"b": "3"}))
+}
