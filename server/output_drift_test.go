@@ -184,3 +184,35 @@ func TestOfForm(t *testing.T) {
 	})
 	assert.Equal(t, map[string]string{"a": "1", "b": "3"}, merged(map[string]string{"a": "1", "b": "2"}, map[string]string{"b": "3"}))
 }
+
+// TestAnyOfType: the schema of a type that is one of its embedded struct
+// pointers is an anyOf of their alternatives in field order; a field that
+// is not an embedded pointer, or a missing or extra alternative, stops the
+// server at start.
+func TestAnyOfType(t *testing.T) {
+	t.Parallel()
+	type one struct {
+		A int `json:"a"`
+	}
+	type two struct {
+		B int `json:"b"`
+	}
+	type either struct {
+		*two
+		*one
+	}
+	type mixed struct {
+		*one
+		C int
+	}
+	assert.Equal(t, `{"anyOf":[{"const":2},{"const":1}]}`, anyOfType[either](map[string]string{"one": `{"const":1}`, "two": `{"const":2}`}))
+	assert.PanicsWithValue(t, `output schema of server.either: 1 alternatives for 2 fields`, func() {
+		anyOfType[either](map[string]string{"one": `{}`})
+	})
+	assert.PanicsWithValue(t, `output schema of server.either: field two is not an embedded pointer with an alternative`, func() {
+		anyOfType[either](map[string]string{"one": `{}`, "three": `{}`})
+	})
+	assert.PanicsWithValue(t, `output schema of server.mixed: field C is not an embedded pointer with an alternative`, func() {
+		anyOfType[mixed](map[string]string{"one": `{}`, "C": `{}`})
+	})
+}

@@ -259,6 +259,31 @@ func ofForm[T any](f objectForm, schemas map[string]string) string {
 	return string(writeObject(f, ps, required))
 }
 
+// anyOfType is the schema of answer type T whose value is one of several
+// objects: T's fields are embedded struct pointers, one of them set, and
+// the schema is an anyOf of alternatives, each field's schema (named by
+// the field's name) in field order. A field that is not an embedded
+// pointer, one without a schema or a schema for no field stops the server
+// at start.
+func anyOfType[T any](alternatives map[string]string) string {
+	rt := reflect.TypeFor[T]()
+	if rt.NumField() != len(alternatives) {
+		panic(fmt.Sprintf("output schema of %s: %d alternatives for %d fields", rt, len(alternatives), rt.NumField()))
+	}
+	b := []byte(`{"anyOf":[`)
+	for f := range rt.Fields() {
+		s, ok := alternatives[f.Name]
+		if !f.Anonymous || f.Type.Kind() != reflect.Pointer || !ok {
+			panic(fmt.Sprintf("output schema of %s: field %s is not an embedded pointer with an alternative", rt, f.Name))
+		}
+		if b[len(b)-1] != '[' {
+			b = append(b, ',')
+		}
+		b = append(b, s...)
+	}
+	return string(append(b, "]}"...))
+}
+
 // jsonMembers are the names that a value of type rt is written with by
 // encoding/json, in field order (the fields of an embedded struct without
 // a json tag are its own), and those it always writes (no omitempty).
@@ -299,9 +324,15 @@ func objectSchema(ps []prop) string {
 
 // The success shapes of each tool's answer.
 var (
-	inspectOutput = objectSchema([]prop{{"results", `{"type":"array","description":"One entry per path, in order: a descriptor, or that path's error.","items":{"anyOf":[` +
-		`{"$ref":"#/$defs/descriptor"},` +
-		`{"type":"object","properties":{"path":{"type":"string"},"error":{"$ref":"#/$defs/error"}},"required":["path","error"],"additionalProperties":false}]}}`}})
+	inspectOutput = ofType[inspectAnswer](map[string]string{
+		"results": `{"type":"array","description":"One entry per path, in order: a descriptor, or that path's error.","items":` + anyOfType[inspectEntry](map[string]string{
+			"Descriptor": `{"$ref":"#/$defs/descriptor"}`,
+			"pathError": ofForm[pathError](objectForm{requiredFirst: true}, map[string]string{
+				"path":  `{"type":"string"}`,
+				"error": `{"$ref":"#/$defs/error"}`,
+			}),
+		}) + `}`,
+	})
 
 	getRangeOutput = ofForm[briefing.Selection](objectForm{without: []string{"type"}}, selectionMembers(ofType[briefing.ByteSelection](map[string]string{
 		"start": `{"type":"integer","minimum":0}`,
