@@ -61,9 +61,11 @@ func successObjects(t *testing.T, schema json.RawMessage) []schemaObject {
 // branch whose properties are members of the type's json encoding and
 // include, as required, every member it always writes (a tool may leave
 // out, or require, an optional member that it never, or always, writes:
-// get_json's "type"), so that the hand-written schemas cannot drift
-// from the one description of each answer, its type (which the encoders
-// are held to: TestEveryToolAnswersAsMarshal).
+// get_json's "type"), so that no schema describes another type than the
+// tool answers with, the one description of each answer (which the
+// encoders are held to: TestEveryToolAnswersAsMarshal). The schemas are
+// built from those types (ofType, ofForm); this holds each tool to its
+// own.
 func TestOutputSchemasMatchAnswerTypes(t *testing.T) {
 	t.Parallel()
 	answers := map[string][]reflect.Type{
@@ -215,4 +217,17 @@ func TestAnyOfType(t *testing.T) {
 	assert.PanicsWithValue(t, `output schema of server.mixed: field C is not an embedded pointer with an alternative`, func() {
 		anyOfType[mixed](map[string]string{"one": `{}`, "C": `{}`})
 	})
+}
+
+// TestSourceDefMatchesType: the shared source piece, written by hand in
+// its own order (outputDefs), has exactly the members that results.Source
+// writes and requires exactly those it always writes.
+func TestSourceDefMatchesType(t *testing.T) {
+	t.Parallel()
+	var def schemaObject
+	require.NoError(t, json.Unmarshal([]byte(outputDefs["source"]), &def))
+	names, required := jsonMembers(reflect.TypeFor[results.Source]())
+	assert.ElementsMatch(t, names, slices.Collect(maps.Keys(def.Properties)))
+	assert.Equal(t, required, def.Required)
+	assert.Equal(t, []string{"kind"}, required)
 }

@@ -76,9 +76,11 @@ var defRef = regexp.MustCompile(`"#/\$defs/([a-z0-9_]+)"`)
 // (SPEC section 6), the error and the error answer (SPEC section 8).
 var outputDefs = map[string]string{
 	"descriptor": ofForm[results.Descriptor](objectForm{description: "A stored result, shown instead of its bytes (SPEC section 3).", requiredFirst: true}, descriptorMembers),
-	// source's members come in another order than results.Source's fields
-	// (path before at), which its AppendJSON and json.Marshal both write at
-	// before path: derived, the schema would change.
+	// source is written here: it lists path before at, and results.Source
+	// has its fields in the order its AppendJSON writes them, at before
+	// path, which tests hold to json.Marshal's exact bytes; reordered, the
+	// fields would break those, derived from them the schema would change.
+	// TestSourceDefMatchesType holds its members to the type's.
 	"source": `{"type":"object","properties":{` +
 		`"kind":{"enum":["file","listing","output","edit"]},` +
 		`"path":{"type":"string"},"at":{"type":"string"},"label":{"type":"string"},` +
@@ -159,12 +161,6 @@ type prop struct {
 	schema string // the property's JSON schema
 }
 
-// schema returns an object schema that allows only the given properties,
-// requiring those named in required.
-func schema(props []prop, required ...string) json.RawMessage {
-	return writeObject(objectForm{}, props, required)
-}
-
 // writeObject writes the object schema of form f with the properties
 // props, requiring those named in required (no "required" when none):
 // {"type":"object", "description"?, "properties", "additionalProperties",
@@ -198,8 +194,8 @@ func writeObject(f objectForm, props []prop, required []string) json.RawMessage 
 	return append(b, '}')
 }
 
-// objectForm is what an object schema built from a type says beyond the type's
-// members and their own schemas.
+// objectForm is what an object schema built from a type says beyond the
+// type's members and their own schemas.
 type objectForm struct {
 	// description is the object's "description", written after "type";
 	// none when empty.
@@ -319,7 +315,7 @@ func objectSchema(ps []prop) string {
 	for i, p := range ps {
 		names[i] = p.name
 	}
-	return string(schema(ps, names...))
+	return string(writeObject(objectForm{}, ps, names))
 }
 
 // The success shapes of each tool's answer.
