@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 )
@@ -230,4 +231,27 @@ func TestSourceDefMatchesType(t *testing.T) {
 	assert.ElementsMatch(t, names, slices.Collect(maps.Keys(def.Properties)))
 	assert.Equal(t, required, def.Required)
 	assert.Equal(t, []string{"kind"}, required)
+}
+
+// TestErrorDefMatchesEncoder: the shared error piece, written by hand
+// (errcode.Error has no json tags to derive it from), has exactly the
+// members that an error with every detail writes, and requires those that
+// an error with none writes.
+func TestErrorDefMatchesEncoder(t *testing.T) {
+	t.Parallel()
+	var def schemaObject
+	require.NoError(t, json.Unmarshal([]byte(outputDefs["error"]), &def))
+	n, s := int64(1), "x"
+	every := errcode.New(errcode.Conflict, "m").With(errcode.Details{
+		After: &n, At: &s, Before: &n, BytesLeft: &n, Cause: errcode.New(errcode.NotFound, "c"), Fits: &errcode.Fit{To: &n},
+		Limit: &n, Lines: &n, Offset: &n, File: &errcode.File{Path: s, SHA256: &s, Current: &s, Diff: &s}, Size: &n,
+	})
+	members := func(e *errcode.Error) []string {
+		var m map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(errorJSON(e), &m))
+		return slices.Sorted(maps.Keys(m))
+	}
+	assert.ElementsMatch(t, members(every), slices.Collect(maps.Keys(def.Properties)))
+	assert.Len(t, def.Properties, 16)
+	assert.Equal(t, members(errcode.New(errcode.NotFound, "m")), slices.Sorted(slices.Values(def.Required)))
 }

@@ -128,7 +128,8 @@ var descriptorMembers = map[string]string{
 // size, sha256, current and diff for write_file's conflict, where each may
 // be null but path). Its members are written here: errcode.Error has no
 // json encoding to derive them from (its AppendJSON writes the details in
-// the order of their names, this schema in the SPEC's).
+// the order of their names, this schema in the SPEC's);
+// TestErrorDefMatchesEncoder holds them to what AppendJSON writes.
 func errorDef() string {
 	return `{"type":"object","properties":{` +
 		`"code":{"enum":` + string(marshal(errcode.Codes)) + `},` +
