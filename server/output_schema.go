@@ -183,14 +183,16 @@ func writeObject(f objectForm, props []prop, required []string) json.RawMessage 
 		b = append(b, p.schema...)
 	}
 	b = append(b, '}')
-	if f.requiredFirst && len(required) > 0 {
-		b = append(b, `,"required":`...)
-		b = append(b, marshal(required)...)
+	var req []byte
+	if len(required) > 0 {
+		req = append([]byte(`,"required":`), marshal(required)...)
+	}
+	if f.requiredFirst {
+		b = append(b, req...)
 	}
 	b = append(b, `,"additionalProperties":false`...)
-	if !f.requiredFirst && len(required) > 0 {
-		b = append(b, `,"required":`...)
-		b = append(b, marshal(required)...)
+	if !f.requiredFirst {
+		b = append(b, req...)
 	}
 	return append(b, '}')
 }
