@@ -84,6 +84,8 @@ func TestAppendMessageSynthetic(t *testing.T) {
 			success(text, &full), success(text, &bare), success(text, &ran), success(text, stepAnswer{Step: 3, Limits: limits.Defaults().Step()}),
 			success(text, map[string]any{"b": text, "a": []any{1.5, nil, true}}), success(text, (*briefing.Selection)(nil)),
 			success(text, (*briefing.Page)(nil)), success(text, struct{ X string }{text}),
+			success(text, inspectAnswer{Results: []inspectEntry{{Descriptor: &full}, {pathError: &pathError{text, errorJSON(errText)}},
+				{pathError: &pathError{Path: text}}, {}}}), success(text, inspectAnswer{}),
 			failure(errText, &snap), failure(errText, nil), &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: failureBody{}},
 			meta, mixed,
 			&mcp.CallToolResult{}, &mcp.CallToolResult{IsError: true, Content: []mcp.Content{}},
@@ -251,7 +253,8 @@ func TestEncodedShapes(t *testing.T) {
 			"Budget limits.Snapshot budget; Text string -; lines int64 "},
 		{failureBody{}, "Error json.RawMessage error; Budget *limits.Snapshot budget,omitempty"},
 		{inspectAnswer{}, "Results []server.inspectEntry results"},
-		{inspectEntry{}, "Descriptor *results.Descriptor ; Path *string path,omitempty; Error json.RawMessage error,omitempty"},
+		{inspectEntry{}, "Descriptor *results.Descriptor ; pathError *server.pathError "},
+		{pathError{}, "Path string path; Error json.RawMessage error"},
 		{stepAnswer{}, "Step int64 step; Limits server.orderedInts limits"},
 		{expandAnswer{}, "Arguments json.RawMessage arguments; Expansions []briefing.Expansion expansions; Budget limits.Snapshot budget"},
 	} {
@@ -266,7 +269,7 @@ func TestEncodedShapes(t *testing.T) {
 	marshaler := reflect.TypeFor[json.Marshaler]()
 	for _, v := range []any{briefing.Selection{}, briefing.Page{}, results.Descriptor{}, results.Source{}, limits.Snapshot{},
 		briefing.ByteSelection{}, briefing.LineSelection{}, briefing.PointerSelection{}, briefing.Expansion{}, briefing.Written{},
-		failureBody{}, inspectAnswer{}, inspectEntry{}, stepAnswer{}, expandAnswer{},
+		failureBody{}, inspectAnswer{}, inspectEntry{}, pathError{}, stepAnswer{}, expandAnswer{},
 		mcp.JSONRPCResponse{}, mcp.JSONRPCError{}, mcp.JSONRPCErrorDetails{}, mcp.TextContent{}} {
 		rt := reflect.TypeOf(v)
 		assert.False(t, rt.Implements(marshaler) || reflect.PointerTo(rt).Implements(marshaler), "%s has a MarshalJSON", rt)

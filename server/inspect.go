@@ -18,11 +18,17 @@ type inspectAnswer struct {
 }
 
 // inspectEntry is one entry of inspect's "results": a descriptor, or the
-// path's error.
+// path's error; one of the two is set.
 type inspectEntry struct {
 	*results.Descriptor
-	Path  *string         `json:"path,omitempty"`
-	Error json.RawMessage `json:"error,omitempty"`
+	*pathError
+}
+
+// pathError is the entry of a path that inspect could not read: the path
+// and its error.
+type pathError struct {
+	Path  string          `json:"path"`
+	Error json.RawMessage `json:"error"`
 }
 
 // AppendJSON appends the answer as json.Marshal writes it: each entry a
@@ -41,16 +47,16 @@ func (a inspectAnswer) AppendJSON(dst []byte) []byte {
 				dst = e.Descriptor.AppendJSON(dst)
 				continue
 			}
-			dst = append(dst, '{')
-			if e.Path != nil {
-				dst = append(dst, `"path":`...)
-				dst = transport.AppendString(dst, *e.Path)
-				if e.Error != nil {
-					dst = append(dst, ',')
-				}
+			if e.pathError == nil {
+				dst = append(dst, "{}"...)
+				continue
 			}
-			if e.Error != nil {
-				dst = append(dst, `"error":`...)
+			dst = append(dst, `{"path":`...)
+			dst = transport.AppendString(dst, e.Path)
+			dst = append(dst, `,"error":`...)
+			if e.Error == nil {
+				dst = append(dst, "null"...)
+			} else {
 				dst = append(dst, e.Error...)
 			}
 			dst = append(dst, '}')
@@ -86,7 +92,7 @@ func renderInspect(entries []briefing.Entry) (string, any) {
 	out := inspectAnswer{Results: make([]inspectEntry, len(entries))}
 	for i, e := range entries {
 		if e.Err != nil {
-			out.Results[i] = inspectEntry{Path: &entries[i].Path, Error: errorJSON(e.Err)}
+			out.Results[i] = inspectEntry{pathError: &pathError{entries[i].Path, errorJSON(e.Err)}}
 			fmt.Fprintf(&text, "%s: %s\n", results.TextName(cutPath(e.Path)), e.Err.Text())
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loom-results/loom-results/briefing"
+	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
 	"github.com/loom-results/loom-results/results"
 )
@@ -61,9 +62,11 @@ func successObjects(t *testing.T, schema json.RawMessage) []schemaObject {
 // branch whose properties are members of the type's json encoding and
 // include, as required, every member it always writes (a tool may leave
 // out, or require, an optional member that it never, or always, writes:
-// get_json's "type"), so that the hand-written schemas cannot drift
-// from the one description of each answer, its type (which the encoders
-// are held to: TestEveryToolAnswersAsMarshal).
+// get_json's "type"), so that no schema describes another type than the
+// tool answers with, the one description of each answer (which the
+// encoders are held to: TestEveryToolAnswersAsMarshal). The schemas are
+// built from those types (ofType, ofForm); this holds each tool to its
+// own.
 func TestOutputSchemasMatchAnswerTypes(t *testing.T) {
 	t.Parallel()
 	answers := map[string][]reflect.Type{
@@ -138,4 +141,117 @@ func TestOfType(t *testing.T) {
 	assert.PanicsWithValue(t, `output schema of server.answer: schemas for 3 members, the type writes [b a]`, func() {
 		ofType[answer](map[string]string{"a": `{}`, "b": `{}`, "text": `{}`})
 	})
+}
+
+// TestOfForm: the form of an object schema built from a type: its
+// description after "type", "required" before "additionalProperties",
+// members left out (each a member of the type) and members after the
+// type's, required; an embedded struct's members in its place.
+func TestOfForm(t *testing.T) {
+	t.Parallel()
+	type inner struct {
+		C bool `json:"c"`
+	}
+	type answer struct {
+		B int64 `json:"b"`
+		inner
+		A *string `json:"a,omitempty"`
+		D string  `json:"d,omitempty"`
+	}
+	ints := map[string]string{"a": `{"type":"string"}`, "b": `{"type":"integer"}`, "c": `{"type":"boolean"}`, "d": `{}`}
+	for _, c := range []struct {
+		name    string
+		f       objectForm
+		schemas map[string]string
+		want    string
+	}{
+		{"plain", objectForm{}, ints,
+			`{"type":"object","properties":{"b":{"type":"integer"},"c":{"type":"boolean"},"a":{"type":"string"},"d":{}},"additionalProperties":false,"required":["b","c"]}`},
+		{"described, required first", objectForm{description: "An <answer>.", requiredFirst: true}, ints,
+			`{"type":"object","description":"An \u003canswer\u003e.","properties":{"b":{"type":"integer"},"c":{"type":"boolean"},"a":{"type":"string"},"d":{}},"required":["b","c"],"additionalProperties":false}`},
+		{"without", objectForm{without: []string{"d", "c"}}, map[string]string{"a": `{}`, "b": `{}`},
+			`{"type":"object","properties":{"b":{},"a":{}},"additionalProperties":false,"required":["b"]}`},
+		{"without, then", objectForm{without: []string{"d"}, then: []prop{{"d", `{"const":"x"}`}}}, map[string]string{"a": `{}`, "b": `{}`, "c": `{}`},
+			`{"type":"object","properties":{"b":{},"c":{},"a":{},"d":{"const":"x"}},"additionalProperties":false,"required":["b","c","d"]}`},
+		{"nothing required", objectForm{without: []string{"b", "c"}, requiredFirst: true}, map[string]string{"a": `{}`, "d": `{}`},
+			`{"type":"object","properties":{"a":{},"d":{}},"additionalProperties":false}`},
+	} {
+		assert.Equal(t, c.want, ofForm[answer](c.f, c.schemas), c.name)
+		assert.True(t, json.Valid([]byte(c.want)), c.name)
+	}
+	assert.PanicsWithValue(t, `output schema of server.answer: no member "e" to leave out`, func() {
+		ofForm[answer](objectForm{without: []string{"e"}}, ints)
+	})
+	assert.PanicsWithValue(t, `output schema of server.answer: schemas for 4 members, the type writes [b c a]`, func() {
+		ofForm[answer](objectForm{without: []string{"d"}}, ints)
+	})
+	assert.Equal(t, map[string]string{"a": "1", "b": "3"}, merged(map[string]string{"a": "1", "b": "2"}, map[string]string{"b": "3"}))
+}
+
+// TestAnyOfType: the schema of a type that is one of its embedded struct
+// pointers is an anyOf of their alternatives in field order; a field that
+// is not an embedded pointer, or a missing or extra alternative, stops the
+// server at start.
+func TestAnyOfType(t *testing.T) {
+	t.Parallel()
+	type one struct {
+		A int `json:"a"`
+	}
+	type two struct {
+		B int `json:"b"`
+	}
+	type either struct {
+		*two
+		*one
+	}
+	type mixed struct {
+		*one
+		C int
+	}
+	assert.Equal(t, `{"anyOf":[{"const":2},{"const":1}]}`, anyOfType[either](map[string]string{"one": `{"const":1}`, "two": `{"const":2}`}))
+	assert.PanicsWithValue(t, `output schema of server.either: 1 alternatives for 2 fields`, func() {
+		anyOfType[either](map[string]string{"one": `{}`})
+	})
+	assert.PanicsWithValue(t, `output schema of server.either: field two is not an embedded pointer with an alternative`, func() {
+		anyOfType[either](map[string]string{"one": `{}`, "three": `{}`})
+	})
+	assert.PanicsWithValue(t, `output schema of server.mixed: field C is not an embedded pointer with an alternative`, func() {
+		anyOfType[mixed](map[string]string{"one": `{}`, "C": `{}`})
+	})
+}
+
+// TestSourceDefMatchesType: the shared source piece, written by hand in
+// its own order (outputDefs), has exactly the members that results.Source
+// writes and requires exactly those it always writes.
+func TestSourceDefMatchesType(t *testing.T) {
+	t.Parallel()
+	var def schemaObject
+	require.NoError(t, json.Unmarshal([]byte(outputDefs["source"]), &def))
+	names, required := jsonMembers(reflect.TypeFor[results.Source]())
+	assert.ElementsMatch(t, names, slices.Collect(maps.Keys(def.Properties)))
+	assert.Equal(t, required, def.Required)
+	assert.Equal(t, []string{"kind"}, required)
+}
+
+// TestErrorDefMatchesEncoder: the shared error piece, written by hand
+// (errcode.Error has no json tags to derive it from), has exactly the
+// members that an error with every detail writes, and requires those that
+// an error with none writes.
+func TestErrorDefMatchesEncoder(t *testing.T) {
+	t.Parallel()
+	var def schemaObject
+	require.NoError(t, json.Unmarshal([]byte(outputDefs["error"]), &def))
+	n, s := int64(1), "x"
+	every := errcode.New(errcode.Conflict, "m").With(errcode.Details{
+		After: &n, At: &s, Before: &n, BytesLeft: &n, Cause: errcode.New(errcode.NotFound, "c"), Fits: &errcode.Fit{To: &n},
+		Limit: &n, Lines: &n, Offset: &n, File: &errcode.File{Path: s, SHA256: &s, Current: &s, Diff: &s}, Size: &n,
+	})
+	members := func(e *errcode.Error) []string {
+		var m map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(errorJSON(e), &m))
+		return slices.Sorted(maps.Keys(m))
+	}
+	assert.ElementsMatch(t, members(every), slices.Collect(maps.Keys(def.Properties)))
+	assert.Len(t, def.Properties, 16)
+	assert.Equal(t, members(errcode.New(errcode.NotFound, "m")), slices.Sorted(slices.Values(def.Required)))
 }

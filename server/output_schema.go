@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/limits"
+	"github.com/loom-results/loom-results/results"
 	"github.com/loom-results/loom-results/selectors"
 )
 
@@ -73,7 +75,12 @@ var defRef = regexp.MustCompile(`"#/\$defs/([a-z0-9_]+)"`)
 // once: the descriptor and its source (SPEC section 3), the step budget
 // (SPEC section 6), the error and the error answer (SPEC section 8).
 var outputDefs = map[string]string{
-	"descriptor": descriptorDef("A stored result, shown instead of its bytes (SPEC section 3)."),
+	"descriptor": ofForm[results.Descriptor](objectForm{description: "A stored result, shown instead of its bytes (SPEC section 3).", requiredFirst: true}, descriptorMembers),
+	// source is written here: it lists path before at, and results.Source
+	// has its fields in the order its AppendJSON writes them, at before
+	// path, which tests hold to json.Marshal's exact bytes; reordered, the
+	// fields would break those, derived from them the schema would change.
+	// TestSourceDefMatchesType holds its members to the type's.
 	"source": `{"type":"object","properties":{` +
 		`"kind":{"enum":["file","listing","output","edit"]},` +
 		`"path":{"type":"string"},"at":{"type":"string"},"label":{"type":"string"},` +
@@ -81,50 +88,48 @@ var outputDefs = map[string]string{
 		`"cancelled":{"const":true},"dropped_bytes":{"type":"integer","minimum":1},"replaced":{"type":"integer","minimum":1}},` +
 		`"required":["kind"],"additionalProperties":false}`,
 	"sha256": `{"type":"string","pattern":"^[0-9a-f]{64}$"}`,
-	"budget": `{"type":"object","description":"The step's budget after this call (SPEC section 6).","properties":{` +
-		`"step":{"type":"integer","minimum":1},` +
-		`"lookups_used":{"type":"integer","minimum":0},"lookups_left":{"type":"integer","minimum":0},` +
-		`"bytes_used":{"type":"integer","minimum":0},"bytes_left":{"type":"integer","minimum":0},` +
-		`"expand_bytes_used":{"type":"integer","minimum":0},"expand_bytes_left":{"type":"integer","minimum":0},` +
-		`"refused":{"type":"boolean"}},` +
-		`"required":["step","lookups_used","lookups_left","bytes_used","bytes_left","expand_bytes_used","expand_bytes_left","refused"],` +
-		`"additionalProperties":false}`,
-	"failure": `{"type":"object","description":"An error answer (isError): the error, and the budget for lookups and edits.","properties":{` +
-		`"error":{"$ref":"#/$defs/error"},"budget":{"$ref":"#/$defs/budget"}},"required":["error"],"additionalProperties":false}`,
+	"budget": ofForm[limits.Snapshot](objectForm{description: "The step's budget after this call (SPEC section 6).", requiredFirst: true}, map[string]string{
+		"step":              `{"type":"integer","minimum":1}`,
+		"lookups_used":      `{"type":"integer","minimum":0}`,
+		"lookups_left":      `{"type":"integer","minimum":0}`,
+		"bytes_used":        `{"type":"integer","minimum":0}`,
+		"bytes_left":        `{"type":"integer","minimum":0}`,
+		"expand_bytes_used": `{"type":"integer","minimum":0}`,
+		"expand_bytes_left": `{"type":"integer","minimum":0}`,
+		"refused":           `{"type":"boolean"}`,
+	}),
+	"failure": ofForm[failureBody](objectForm{description: "An error answer (isError): the error, and the budget for lookups and edits.", requiredFirst: true}, map[string]string{
+		"error":  `{"$ref":"#/$defs/error"}`,
+		"budget": `{"$ref":"#/$defs/budget"}`,
+	}),
 	"error": errorDef(),
 }
 
-// descriptorDef is the descriptor's schema (SPEC section 3) described by
-// description, with the members extra, required, after its own: run's
-// answer is a descriptor with first_failure.
-func descriptorDef(description string, extra ...prop) string {
-	required := `"id","sha256","bytes","lines","complete","source","json","retained"`
-	var more []byte
-	for _, p := range extra {
-		required += "," + string(marshal(p.name))
-		more = append(append(append(append(more, ','), marshal(p.name)...), ':'), p.schema...)
-	}
-	return `{"type":"object","description":` + string(marshal(description)) + `,"properties":{` +
-		`"id":{"type":["string","null"],"description":"Result ID (r1, r2, ...); null when the store had no room (reason store_full)."},` +
-		`"sha256":{"$ref":"#/$defs/sha256"},` +
-		`"bytes":{"type":"integer","minimum":0},` +
-		`"lines":{"type":"integer","minimum":0},` +
-		`"complete":{"type":"boolean"},` +
-		`"source":{"$ref":"#/$defs/source"},` +
-		`"json":{"enum":["object","array","string","number","boolean","null",null],"description":"The JSON type when the whole result is one strict JSON value, else null."},` +
-		`"preview":{"type":"string","description":"The first bytes, ending on a character boundary; for run's output, the last bytes, from the start of a line (legacy context only)."},` +
-		`"preview_complete":{"type":"boolean"},` +
-		`"reused":{"type":"boolean"},` +
-		`"retained":{"type":"boolean"},` +
-		`"reason":{"const":"store_full"}` + string(more) + `},` +
-		`"required":[` + required + `],"additionalProperties":false}`
+// descriptorMembers are the schemas of a descriptor's members (SPEC
+// section 3), which run's answer has too.
+var descriptorMembers = map[string]string{
+	"id":               `{"type":["string","null"],"description":"Result ID (r1, r2, ...); null when the store had no room (reason store_full)."}`,
+	"sha256":           `{"$ref":"#/$defs/sha256"}`,
+	"bytes":            `{"type":"integer","minimum":0}`,
+	"lines":            `{"type":"integer","minimum":0}`,
+	"complete":         `{"type":"boolean"}`,
+	"source":           `{"$ref":"#/$defs/source"}`,
+	"json":             `{"enum":["object","array","string","number","boolean","null",null],"description":"The JSON type when the whole result is one strict JSON value, else null."}`,
+	"preview":          `{"type":"string","description":"The first bytes, ending on a character boundary; for run's output, the last bytes, from the start of a line (legacy context only)."}`,
+	"preview_complete": `{"type":"boolean"}`,
+	"reused":           `{"type":"boolean"}`,
+	"retained":         `{"type":"boolean"}`,
+	"reason":           `{"const":"store_full"}`,
 }
 
 // errorDef is the error object of SPEC section 8: a stable code, a message
 // and the details that apply, under the names the SPEC gives them (those of
 // section 8, fits for the size errors of get_lines and get_range, and path,
 // size, sha256, current and diff for write_file's conflict, where each may
-// be null but path).
+// be null but path). Its members are written here: errcode.Error has no
+// json encoding to derive them from (its AppendJSON writes the details in
+// the order of their names, this schema in the SPEC's);
+// TestErrorDefMatchesEncoder holds them to what AppendJSON writes.
 func errorDef() string {
 	return `{"type":"object","properties":{` +
 		`"code":{"enum":` + string(marshal(errcode.Codes)) + `},` +
@@ -136,19 +141,19 @@ func errorDef() string {
 		`"required":["code","message"],"additionalProperties":false}`
 }
 
-// selectionOutput is the answer of a selection lookup (SPEC section 5) whose
-// "selection" is selection; extra adds members (get_json's type).
-func selectionOutput(selection string, extra ...prop) string {
-	ps := []prop{
-		{"result", `{"type":["string","null"],"description":"The result selected from; null for a file read by path that the store had no room for."}`},
-		{"sha256", `{"$ref":"#/$defs/sha256"}`},
-		{"selection", selection},
-		{"text", `{"type":"string","description":"The selection itself, also the text content."}`},
-		{"bytes", `{"type":"integer","minimum":0,"description":"UTF-8 bytes of text."}`},
-		{"escaped_bytes", `{"type":"integer","minimum":2,"description":"Bytes of text as a JSON string literal, as the step budget counts them."}`},
-		{"budget", `{"$ref":"#/$defs/budget"}`},
+// selectionMembers are the schemas of the members of a selection lookup's
+// answer (SPEC section 5, briefing.Selection) whose "selection" is
+// selection.
+func selectionMembers(selection string) map[string]string {
+	return map[string]string{
+		"result":        `{"type":["string","null"],"description":"The result selected from; null for a file read by path that the store had no room for."}`,
+		"sha256":        `{"$ref":"#/$defs/sha256"}`,
+		"selection":     selection,
+		"text":          `{"type":"string","description":"The selection itself, also the text content."}`,
+		"bytes":         `{"type":"integer","minimum":0,"description":"UTF-8 bytes of text."}`,
+		"escaped_bytes": `{"type":"integer","minimum":2,"description":"Bytes of text as a JSON string literal, as the step budget counts them."}`,
+		"budget":        `{"$ref":"#/$defs/budget"}`,
 	}
-	return objectSchema(append(ps, extra...))
 }
 
 // prop is one property of an output schema.
@@ -157,10 +162,18 @@ type prop struct {
 	schema string // the property's JSON schema
 }
 
-// schema returns an object schema that allows only the given properties,
-// requiring those named in required.
-func schema(props []prop, required ...string) json.RawMessage {
-	b := []byte(`{"type":"object","properties":{`)
+// writeObject writes the object schema of form f with the properties
+// props, requiring those named in required (no "required" when none):
+// {"type":"object", "description"?, "properties", "additionalProperties",
+// "required"?}, or with f.requiredFirst "required" before
+// "additionalProperties".
+func writeObject(f objectForm, props []prop, required []string) json.RawMessage {
+	b := []byte(`{"type":"object"`)
+	if f.description != "" {
+		b = append(b, `,"description":`...)
+		b = append(b, marshal(f.description)...)
+	}
+	b = append(b, `,"properties":{`...)
 	for i, p := range props {
 		if i > 0 {
 			b = append(b, ',')
@@ -169,13 +182,37 @@ func schema(props []prop, required ...string) json.RawMessage {
 		b = append(b, ':')
 		b = append(b, p.schema...)
 	}
-	b = append(b, `},"additionalProperties":false`...)
-	if len(required) > 0 {
-		b = append(b, `,"required":`...)
-		b = append(b, marshal(required)...)
-	}
 	b = append(b, '}')
-	return b
+	var req []byte
+	if len(required) > 0 {
+		req = append([]byte(`,"required":`), marshal(required)...)
+	}
+	if f.requiredFirst {
+		b = append(b, req...)
+	}
+	b = append(b, `,"additionalProperties":false`...)
+	if !f.requiredFirst {
+		b = append(b, req...)
+	}
+	return append(b, '}')
+}
+
+// objectForm is what an object schema built from a type says beyond the
+// type's members and their own schemas.
+type objectForm struct {
+	// description is the object's "description", written after "type";
+	// none when empty.
+	description string
+	// requiredFirst writes "required" before "additionalProperties", as
+	// the shared $defs and inspect's error entry have it.
+	requiredFirst bool
+	// without are members of the type that this tool never writes (a
+	// selection's "type" but for get_json); each must be a member.
+	without []string
+	// then are members that the tool always writes after the type's
+	// (get_json's "type", which briefing.Selection has third and optional
+	// and the schema last and required), each required.
+	then []prop
 }
 
 // ofType is the object schema of answer type T: its properties are the
@@ -186,19 +223,64 @@ func schema(props []prop, required ...string) json.RawMessage {
 // piece); a member without one, or one for no member, stops the server at
 // start.
 func ofType[T any](schemas map[string]string) string {
-	names, required := jsonMembers(reflect.TypeFor[T]())
-	if len(schemas) != len(names) {
-		panic(fmt.Sprintf("output schema of %s: schemas for %d members, the type writes %v", reflect.TypeFor[T](), len(schemas), names))
+	return ofForm[T](objectForm{}, schemas)
+}
+
+// ofForm is ofType written in form f: with its description and keyword
+// order, without the members f.without, and with f.then after the type's
+// members. A name of f.without that T does not write stops the server at
+// start.
+func ofForm[T any](f objectForm, schemas map[string]string) string {
+	rt := reflect.TypeFor[T]()
+	names, required := jsonMembers(rt)
+	for _, n := range f.without {
+		if !slices.Contains(names, n) {
+			panic(fmt.Sprintf("output schema of %s: no member %q to leave out", rt, n))
+		}
+		names = slices.DeleteFunc(names, func(m string) bool { return m == n })
+		required = slices.DeleteFunc(required, func(m string) bool { return m == n })
 	}
-	ps := make([]prop, len(names))
+	if len(schemas) != len(names) {
+		panic(fmt.Sprintf("output schema of %s: schemas for %d members, the type writes %v", rt, len(schemas), names))
+	}
+	ps := make([]prop, len(names), len(names)+len(f.then))
 	for i, n := range names {
 		s, ok := schemas[n]
 		if !ok {
-			panic(fmt.Sprintf("output schema of %s: no schema for member %q", reflect.TypeFor[T](), n))
+			panic(fmt.Sprintf("output schema of %s: no schema for member %q", rt, n))
 		}
 		ps[i] = prop{n, s}
 	}
-	return string(schema(ps, required...))
+	for _, p := range f.then {
+		ps = append(ps, p)
+		required = append(required, p.name)
+	}
+	return string(writeObject(f, ps, required))
+}
+
+// anyOfType is the schema of answer type T whose value is one of several
+// objects: T's fields are embedded struct pointers, one of them set, and
+// the schema is an anyOf of alternatives, each field's schema (named by
+// the field's name) in field order. A field that is not an embedded
+// pointer, one without a schema or a schema for no field stops the server
+// at start.
+func anyOfType[T any](alternatives map[string]string) string {
+	rt := reflect.TypeFor[T]()
+	if rt.NumField() != len(alternatives) {
+		panic(fmt.Sprintf("output schema of %s: %d alternatives for %d fields", rt, len(alternatives), rt.NumField()))
+	}
+	b := []byte(`{"anyOf":[`)
+	for f := range rt.Fields() {
+		s, ok := alternatives[f.Name]
+		if !f.Anonymous || f.Type.Kind() != reflect.Pointer || !ok {
+			panic(fmt.Sprintf("output schema of %s: field %s is not an embedded pointer with an alternative", rt, f.Name))
+		}
+		if b[len(b)-1] != '[' {
+			b = append(b, ',')
+		}
+		b = append(b, s...)
+	}
+	return string(append(b, "]}"...))
 }
 
 // jsonMembers are the names that a value of type rt is written with by
@@ -236,31 +318,39 @@ func objectSchema(ps []prop) string {
 	for i, p := range ps {
 		names[i] = p.name
 	}
-	return string(schema(ps, names...))
+	return string(writeObject(objectForm{}, ps, names))
 }
 
 // The success shapes of each tool's answer.
 var (
-	inspectOutput = objectSchema([]prop{{"results", `{"type":"array","description":"One entry per path, in order: a descriptor, or that path's error.","items":{"anyOf":[` +
-		`{"$ref":"#/$defs/descriptor"},` +
-		`{"type":"object","properties":{"path":{"type":"string"},"error":{"$ref":"#/$defs/error"}},"required":["path","error"],"additionalProperties":false}]}}`}})
+	inspectOutput = ofType[inspectAnswer](map[string]string{
+		"results": `{"type":"array","description":"One entry per path, in order: a descriptor, or that path's error.","items":` + anyOfType[inspectEntry](map[string]string{
+			"Descriptor": `{"$ref":"#/$defs/descriptor"}`,
+			"pathError": ofForm[pathError](objectForm{requiredFirst: true}, map[string]string{
+				"path":  `{"type":"string"}`,
+				"error": `{"$ref":"#/$defs/error"}`,
+			}),
+		}) + `}`,
+	})
 
-	getRangeOutput = selectionOutput(objectSchema([]prop{
-		{"start", `{"type":"integer","minimum":0}`},
-		{"end", `{"type":"integer","minimum":0}`},
-	}))
+	getRangeOutput = ofForm[briefing.Selection](objectForm{without: []string{"type"}}, selectionMembers(ofType[briefing.ByteSelection](map[string]string{
+		"start": `{"type":"integer","minimum":0}`,
+		"end":   `{"type":"integer","minimum":0}`,
+	})))
 
 	// numbered appears, always true, only when the lines were numbered.
-	getLinesOutput = selectionOutput(string(schema([]prop{
-		{"first", `{"type":"integer","minimum":1}`},
-		{"last", `{"type":"integer","minimum":1}`},
-		{"numbered", `{"const":true}`},
-	}, "first", "last")))
+	getLinesOutput = ofForm[briefing.Selection](objectForm{without: []string{"type"}}, selectionMembers(ofType[briefing.LineSelection](map[string]string{
+		"first":    `{"type":"integer","minimum":1}`,
+		"last":     `{"type":"integer","minimum":1}`,
+		"numbered": `{"const":true}`,
+	})))
 
-	getJSONOutput = selectionOutput(objectSchema([]prop{
-		{"pointer", `{"type":"string"}`},
-		{"as", `{"enum":["lexeme","string"]}`},
-	}), prop{"type", `{"enum":["object","array","string","number","boolean","null"],"description":"The selected value's JSON type."}`})
+	getJSONOutput = ofForm[briefing.Selection](objectForm{without: []string{"type"}, then: []prop{
+		{"type", `{"enum":["object","array","string","number","boolean","null"],"description":"The selected value's JSON type."}`},
+	}}, selectionMembers(ofType[briefing.PointerSelection](map[string]string{
+		"pointer": `{"type":"string"}`,
+		"as":      `{"enum":["lexeme","string"]}`,
+	})))
 
 	findMatch = ofType[selectors.Match](map[string]string{
 		"line":   `{"type":"integer","minimum":1}`,
@@ -345,4 +435,12 @@ func beginStepOutput(cfg limits.Config) string {
 		"step":   `{"type":"integer","minimum":2}`,
 		"limits": objectSchema(ls),
 	})
+}
+
+// merged returns a new map holding the members of a and of b: the schemas
+// of an answer that extends another (run's, a descriptor's and more).
+func merged(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
 }

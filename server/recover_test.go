@@ -54,7 +54,7 @@ func (unencodable) MarshalJSON() ([]byte, error) { panic("unencodable answer") }
 func withFaultyTools(t *testing.T, log *syncBuffer) *Server {
 	t.Helper()
 	root, _ := testroot.Open(t, map[string]string{"a.txt": "x\ny\n"}, workspace.Open)
-	noArgs := schema(nil)
+	noArgs := json.RawMessage(objectSchema(nil))
 	return newServer(Options{Limits: limits.Defaults(), Policy: briefing.Legacy, Root: root, Log: log},
 		transport.Tool{
 			Tool: mcp.Tool{Name: "panics", RawInputSchema: noArgs},

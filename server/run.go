@@ -53,12 +53,14 @@ func runTool(cfg ToolConfig) transport.Tool {
 // runOutput is run's answer: the output's descriptor, whose preview is the
 // output's tail, and the first failure that the text shows, or null (SPEC
 // section 10).
-var runOutput = descriptorDef("The output of the command, retained as a result (SPEC section 10).",
-	prop{"first_failure", `{"anyOf":[{"type":"null"},` + objectSchema([]prop{
-		{"line", `{"type":"integer","minimum":1}`},
-		{"anchor", `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor (SPEC 4.4)."}`},
-		{"text", `{"type":"string","description":"The line without its ending, cut to its first 240 bytes on a character boundary."}`},
-	}) + `],"description":"A failed run's first line that --run-failure matches, when it lies above the tail; null otherwise."}`})
+var runOutput = ofForm[runAnswer](objectForm{description: "The output of the command, retained as a result (SPEC section 10).", requiredFirst: true},
+	merged(descriptorMembers, map[string]string{
+		"first_failure": `{"anyOf":[{"type":"null"},` + ofType[briefing.FirstFailure](map[string]string{
+			"line":   `{"type":"integer","minimum":1}`,
+			"anchor": `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor (SPEC 4.4)."}`,
+			"text":   `{"type":"string","description":"The line without its ending, cut to its first 240 bytes on a character boundary."}`,
+		}) + `],"description":"A failed run's first line that --run-failure matches, when it lies above the tail; null otherwise."}`,
+	}))
 
 // progressNote is a progress notification of a running command: the
 // bytes of output so far, and its last complete line as the message.
