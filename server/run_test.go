@@ -163,7 +163,9 @@ func TestRunDroppedAndIncomplete(t *testing.T) {
 	t.Parallel()
 	cfg := limits.Defaults()
 	cfg.MaxResultBytes = 10
-	cfg.RunTimeout = 100 * time.Millisecond
+	// Long enough for the shell to print "started" on a loaded machine
+	// (at 100 ms it sometimes had not, and the preview was empty).
+	cfg.RunTimeout = 2 * time.Second
 	s, _ := runServer(t, cfg, nil, "long=printf 'aaaaaaaé123456789\\n'", "slow=sh -c 'echo started; exec sleep 300'")
 	p := mcptest.ServeStdio(t, s.ServeStdio)
 	p.Initialize()
