@@ -10,6 +10,7 @@ import (
 
 	"github.com/loom-results/loom-results/errcode"
 	"github.com/loom-results/loom-results/internal/engine/jsontape"
+	"github.com/loom-results/loom-results/selectors"
 )
 
 type testArgs struct {
@@ -435,4 +436,24 @@ func TestPlanOfPanics(t *testing.T) {
 		func() { planOf(reflect.TypeFor[badItems](), "member") })
 	assert.PanicsWithValue(t, "briefing: member x of briefing.listOfLists has a type the binder does not take: [][]int64",
 		func() { planOf(reflect.TypeFor[listOfLists](), "member") })
+}
+
+// TestItemsAreTheLimits holds the items=LO-HI of the tags, which the
+// binder checks and the input schemas state, to the limits the SPEC gives
+// (section 5): 1 to MaxPaths paths, 1 to selectors.MaxPatterns patterns.
+func TestItemsAreTheLimits(t *testing.T) {
+	t.Parallel()
+	items := map[string][2]int{}
+	for _, rt := range []reflect.Type{reflect.TypeFor[FindRequest](), reflect.TypeFor[InspectRequest]()} {
+		for _, a := range Arguments(rt) {
+			if a.MaxItems > 0 {
+				items[rt.Name()+"."+a.Name] = [2]int{a.MinItems, a.MaxItems}
+			}
+		}
+	}
+	assert.Equal(t, map[string][2]int{
+		"FindRequest.paths":    {1, MaxPaths},
+		"FindRequest.patterns": {1, selectors.MaxPatterns},
+		"InspectRequest.paths": {1, MaxPaths},
+	}, items)
 }

@@ -364,9 +364,19 @@ func TestInspect(t *testing.T) {
 	require.Nil(t, got[2].Err, "the other paths are still read")
 	assert.True(t, *got[2].Descriptor.Reused)
 
-	assert.Equal(t, errcode.InvalidArgument, code(t, checkPaths(nil)))
-	assert.Equal(t, errcode.InvalidArgument, code(t, checkPaths(make([]string, 65))))
-	assert.Nil(t, checkPaths(make([]string, 64)))
+	// 1 to MaxPaths paths, which the binder checks before it reads one.
+	paths := func(n int) string {
+		return `{"paths":[` + strings.TrimSuffix(strings.Repeat(`"a",`, n), ",") + `]}`
+	}
+	var req InspectRequest
+	err := decodeArgs(indexArgs(t, paths(0)), &req)
+	require.NotNil(t, err)
+	assert.Equal(t, `argument "paths" must be an array of 1 to 64 strings, not an array of 0`, err.Msg)
+	err = decodeArgs(indexArgs(t, paths(65)), &req)
+	require.NotNil(t, err)
+	assert.Equal(t, `argument "paths" must be an array of 1 to 64 strings, not an array of 65`, err.Msg)
+	require.Nil(t, decodeArgs(indexArgs(t, paths(64)), &req))
+	assert.Len(t, req.Paths, 64)
 }
 
 func TestInspectTooLarge(t *testing.T) {

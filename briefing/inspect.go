@@ -20,14 +20,6 @@ type Entry struct {
 	Err        *errcode.Error
 }
 
-// checkPaths validates the number of inspect's paths (an argument check).
-func checkPaths(paths []string) *errcode.Error {
-	if len(paths) < 1 || len(paths) > MaxPaths {
-		return errcode.New(errcode.InvalidArgument, "paths has %d entries; give 1 to %d", len(paths), MaxPaths)
-	}
-	return nil
-}
-
 // inspectPaths reads each path under the root and retains its bytes, one entry a
 // path, in order. A path's failure is that entry's alone.
 func (b *Briefing) inspectPaths(paths []string) []Entry {

@@ -118,13 +118,14 @@ func (r *GetJSONRequest) run(_ context.Context, b *Briefing, _ Call) (*Selection
 	return b.getJSON(r.ref(), r.Pointer, r.as())
 }
 
-// FindRequest is find's arguments (SPEC 5.3): a result or paths, and a
-// pattern or patterns.
+// FindRequest is find's arguments (SPEC 5.3): a result or 1 to MaxPaths
+// paths, and a pattern or 1 to selectors.MaxPatterns patterns
+// (TestItemsAreTheLimits).
 type FindRequest struct {
 	ResultRef
-	Paths      *[]string `arg:"paths"`
+	Paths      *[]string `arg:"paths,items=1-64"`
 	Pattern    *string   `arg:"pattern"`
-	Patterns   *[]string `arg:"patterns"`
+	Patterns   *[]string `arg:"patterns,items=1-16"`
 	Regex      *bool     `arg:"regex"`
 	IgnoreCase *bool     `arg:"ignore_case"`
 	MaxMatches *int64    `arg:"max_matches"`
@@ -143,11 +144,7 @@ func (r *FindRequest) check(*Briefing) *errcode.Error {
 		return errcode.New(errcode.InvalidArgument, "give exactly one of result (a result ID) and paths (files or directories under the root)")
 	case r.Paths != nil && r.SHA256 != nil:
 		return errcode.New(errcode.InvalidArgument, "sha256 goes with result, not with paths")
-	case r.Paths != nil:
-		if err := checkPaths(*r.Paths); err != nil {
-			return err
-		}
-	default:
+	case r.Paths == nil:
 		r.ref = Ref{Result: *r.Result, SHA256: (*string)(r.SHA256)}
 		if err := r.ref.check(); err != nil {
 			return err
@@ -213,15 +210,15 @@ func (r *ListResultsRequest) run(_ context.Context, b *Briefing, _ Call) (*Page,
 	return b.listResults(page, r.PageSize)
 }
 
-// InspectRequest is inspect's arguments (SPEC section 5). Its paths are
-// lenient: a path that is not UTF-8 is that entry's error alone, not the
-// call's.
+// InspectRequest is inspect's arguments (SPEC section 5): 1 to MaxPaths
+// paths (TestItemsAreTheLimits). They are lenient: a path that is not
+// UTF-8 is that entry's error alone, not the call's.
 type InspectRequest struct {
-	Paths []string `arg:"paths,lenient"`
+	Paths []string `arg:"paths,lenient,items=1-64"`
 }
 
-func (*InspectRequest) spends() spend                    { return free }
-func (r *InspectRequest) check(*Briefing) *errcode.Error { return checkPaths(r.Paths) }
+func (*InspectRequest) spends() spend                  { return free }
+func (*InspectRequest) check(*Briefing) *errcode.Error { return nil }
 func (r *InspectRequest) run(_ context.Context, b *Briefing, _ Call) ([]Entry, *errcode.Error) {
 	return b.inspectPaths(r.Paths), nil
 }

@@ -26,11 +26,11 @@ func findTool(cfg ToolConfig) transport.Tool {
 			selectors.MaxPatterns, selectors.MaxFindLine, briefing.DefaultMaxMatches),
 		annotations: hints("Find lines", false),
 		input: with(refKeywords, map[string]keywords{
-			"paths": {minItems: 1, maxItems: briefing.MaxPaths,
+			"paths": {
 				description: "Instead of result: files or directories to search (a directory: its listing's files); files with matches are retained."},
 			"pattern": {minLength: 1, maxLength: selectors.MaxPatternBytes,
 				description: "Literal substring, or an RE2 expression when regex is true. Give pattern or patterns."},
-			"patterns":    {minItems: 1, maxItems: selectors.MaxPatterns, description: "Several patterns at once: lines that match any of them. Give pattern or patterns."},
+			"patterns":    {description: "Several patterns at once: lines that match any of them. Give pattern or patterns."},
 			"patterns[]":  {minLength: 1, maxLength: selectors.MaxPatternBytes},
 			"regex":       {dflt: false, description: "Treat pattern as an RE2 expression (default false)."},
 			"ignore_case": {dflt: false, description: "Match case-insensitively, with Unicode simple case folding (default false)."},

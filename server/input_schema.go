@@ -20,9 +20,9 @@ type keywords struct {
 	// minLength and maxLength: 0 is none.
 	minLength, maxLength int
 	minimum, maximum     *int64
-	// minItems and maxItems: 0 is none. The type gives them where it
-	// can: an array type's length, or a slice argument's items=LO-HI
-	// (briefing.Argument).
+	// minItems and maxItems: 0 is none. Only the type gives them (value):
+	// an array type's length, or a slice argument's items=LO-HI
+	// (briefing.Argument), which the binder checks too.
 	minItems, maxItems int
 	// stringOr: the value is a string or an object of this form, which
 	// the schema says without a union (SPEC section 9: clients that

@@ -79,7 +79,7 @@ func inspectTool(cfg ToolConfig) transport.Tool {
 			"(.gitignore honoured) as a result. Not a lookup.", briefing.MaxPaths, cfg.PreviewBytes),
 		annotations: hints("Inspect files", true),
 		input: map[string]keywords{
-			"paths": {minItems: 1, maxItems: briefing.MaxPaths, description: "Paths relative to the root (or absolute under it)."},
+			"paths": {description: "Paths relative to the root (or absolute under it)."},
 		},
 		output: inspectOutput,
 	}, renderInspect)
