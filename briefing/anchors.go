@@ -40,7 +40,7 @@ func (*Position) wants() (one, many string) {
 	return `a line number or an anchor ("41#xy")`, "line numbers or anchors"
 }
 
-func (p *Position) bind(d binder, n jsontape.Node, name string) *errcode.Error {
+func (p *Position) bind(d binder, n jsontape.Node, name valueName) *errcode.Error {
 	switch d.ix.Kind(n) {
 	case jsontape.Number:
 		if i, ok := d.integer(n); ok {
@@ -50,11 +50,11 @@ func (p *Position) bind(d binder, n jsontape.Node, name string) *errcode.Error {
 	case jsontape.String:
 		s, bad := d.ix.StringText(n)
 		if bad >= 0 {
-			return notUTF8(d.kind, name, bad)
+			return notUTF8(d.kind, name.String(), bad)
 		}
 		i, chars, ok := selectors.ParseAnchor(s)
 		if !ok {
-			return errcode.New(errcode.InvalidArgument, "%s %s is %s, not an anchor: %s", d.kind, quoted(name), quoted(s), anchorForm)
+			return errcode.New(errcode.InvalidArgument, "%s %s is %s, not an anchor: %s", d.kind, quoted(name.String()), quoted(s), anchorForm)
 		}
 		*p = Position{n: i, anchored: true, chars: chars}
 		return nil

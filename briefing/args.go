@@ -100,7 +100,7 @@ type rawSetter interface {
 // A selfBinder is a value that reads itself from the call's index (a
 // Position): it checks the value's type and form, naming it by name.
 type selfBinder interface {
-	bind(d binder, n jsontape.Node, name string) *errcode.Error
+	bind(d binder, n jsontape.Node, name valueName) *errcode.Error
 	// wants says what the value must be, as a wrong type's message says
 	// it: one, and several in an array.
 	wants() (one, many string)
@@ -150,6 +150,7 @@ func howOf(t reflect.Type, where string) how {
 type argPlan struct {
 	args   []Argument
 	how    []how          // by argument
+	elem   []how          // by argument: how a list's elements are read
 	byName map[string]int // argument index by name
 	// kind names the plan's members in messages: "argument" for a tool's
 	// arguments, "member" for a form's (SPEC section 5's one rule at every
@@ -167,10 +168,14 @@ func planOf(t reflect.Type, kind string) *argPlan {
 	if len(args) > 64 {
 		panic("briefing: more than 64 arguments in " + t.String())
 	}
-	p := &argPlan{args: args, how: make([]how, len(args)), byName: make(map[string]int, len(args)), kind: kind, names: "none"}
+	p := &argPlan{args: args, how: make([]how, len(args)), elem: make([]how, len(args)),
+		byName: make(map[string]int, len(args)), kind: kind, names: "none"}
 	names := make([]string, len(args))
 	for i, a := range args {
 		p.how[i] = howOf(a.Type, kind+" "+a.Name+" of "+t.String())
+		if p.how[i] == howList {
+			p.elem[i] = howOf(a.Type.Elem(), kind+" "+a.Name+" of "+t.String())
+		}
 		if a.MaxItems > 0 && a.Type.Kind() != reflect.Slice {
 			panic("briefing: " + kind + " " + a.Name + " of " + t.String() + ": items= on a type that is not a slice")
 		}
@@ -242,7 +247,7 @@ func (p *argPlan) bind(ix *jsontape.Index, n jsontape.Node, v reflect.Value) *er
 			return givenTwice(p.kind, m.Name)
 		}
 		seen |= 1 << i
-		if err := d.field(v.FieldByIndex(p.args[i].index), p.args[i], p.how[i], val); err != nil {
+		if err := d.field(v.FieldByIndex(p.args[i].index), p.args[i], p.how[i], p.elem[i], val); err != nil {
 			return err
 		}
 	}
@@ -287,8 +292,24 @@ type binder struct {
 	kind string
 }
 
-// field reads value n of argument a into f, as h says.
-func (d binder) field(f reflect.Value, a Argument, h how, n jsontape.Node) *errcode.Error {
+// valueName names a value in messages: an argument or member, or element
+// i of one (base/i, as a pointer names it); i is -1 for the member
+// itself. It is made a string only for an error.
+type valueName struct {
+	base string
+	i    int
+}
+
+func (v valueName) String() string {
+	if v.i < 0 {
+		return v.base
+	}
+	return v.base + "/" + strconv.Itoa(v.i)
+}
+
+// field reads value n of argument a into f, as h says (and elem, for a
+// list's elements).
+func (d binder) field(f reflect.Value, a Argument, h, elem how, n jsontape.Node) *errcode.Error {
 	if d.ix.Kind(n) == jsontape.Null {
 		if !a.Required {
 			return nil
@@ -302,14 +323,14 @@ func (d binder) field(f reflect.Value, a Argument, h how, n jsontape.Node) *errc
 	if h == howRaw {
 		r := f.Addr().Interface().(rawSetter)
 		if want := jsonKindOf(r.Form()); want != "" && d.ix.Kind(n) != want {
-			return d.wrongType(a.Name, article(string(want)), n)
+			return d.wrongType(valueName{a.Name, -1}, article(string(want)), n)
 		}
 		// The value where it is: both transports read each message into
 		// its own buffer and never reuse it.
 		r.set(d.ix.SubOf(n))
 		return nil
 	}
-	return d.value(f, a, h, a.Name, n)
+	return d.value(f, a, h, elem, valueName{a.Name, -1}, n)
 }
 
 // jsonKindOf is the JSON type of a Raw's form t: "" for an interface,
@@ -325,8 +346,9 @@ func jsonKindOf(t reflect.Type) jsontape.Type {
 }
 
 // value reads value n into f, a value of argument a (the argument itself,
-// or an element of its list) named name in messages.
-func (d binder) value(f reflect.Value, a Argument, h how, name string, n jsontape.Node) *errcode.Error {
+// or an element of its list) named name in messages, as h says (and
+// elem, for a list's elements).
+func (d binder) value(f reflect.Value, a Argument, h, elem how, name valueName, n jsontape.Node) *errcode.Error {
 	switch h {
 	case howSelf:
 		return f.Addr().Interface().(selfBinder).bind(d, n, name)
@@ -348,30 +370,30 @@ func (d binder) value(f reflect.Value, a Argument, h how, name string, n jsontap
 		}
 		f.SetBool(d.ix.SubOf(n).Bytes()[0] == 't')
 	default: // howList
-		return d.list(f, a, name, n)
+		return d.list(f, a, elem, name, n)
 	}
 	return nil
 }
 
-// list reads array n into f, a slice or an array: its count first (an
-// array type's length, or the argument's items=LO-HI), then each element,
-// named name/0, name/1 as a pointer would name it.
-func (d binder) list(f reflect.Value, a Argument, name string, n jsontape.Node) *errcode.Error {
+// list reads array n into f, a slice or an array whose elements are read
+// as elem says: its count first (an array type's length, or the
+// argument's items=LO-HI), then each element, named name/0, name/1 as a
+// pointer would name it.
+func (d binder) list(f reflect.Value, a Argument, elem how, name valueName, n jsontape.Node) *errcode.Error {
 	t := f.Type()
 	lo, hi := a.MinItems, a.MaxItems
 	if t.Kind() == reflect.Array {
 		lo, hi = t.Len(), t.Len()
 	}
-	want := "an array of " + count(lo, hi) + many(t.Elem())
+	want := func() string { return "an array of " + count(lo, hi) + many(t.Elem()) }
 	if d.ix.Kind(n) != jsontape.Array {
-		return d.wrongType(name, want, n)
+		return d.wrongType(name, want(), n)
 	}
 	if hi > 0 {
 		if got := d.ix.Len(n); got < lo || got > hi {
-			return errcode.New(errcode.InvalidArgument, "%s %s must be %s, not an array of %d", d.kind, quoted(name), want, got)
+			return errcode.New(errcode.InvalidArgument, "%s %s must be %s, not an array of %d", d.kind, quoted(name.String()), want(), got)
 		}
 	}
-	h := howOf(t.Elem(), name)
 	if t.Kind() == reflect.Slice {
 		f.Set(reflect.MakeSlice(t, 0, min(d.ix.Len(n), 64)))
 	}
@@ -379,7 +401,7 @@ func (d binder) list(f reflect.Value, a Argument, name string, n jsontape.Node) 
 		if t.Kind() == reflect.Slice {
 			f.Set(reflect.Append(f, reflect.Zero(t.Elem())))
 		}
-		if err := d.value(f.Index(i), a, h, name+"/"+strconv.Itoa(i), el); err != nil {
+		if err := d.value(f.Index(i), a, elem, 0, valueName{name.base, i}, el); err != nil {
 			return err
 		}
 	}
@@ -429,8 +451,8 @@ func (d binder) integer(n jsontape.Node) (int64, bool) {
 // object the error's at names) and what was given, so that the fix is
 // plain: `argument "first" must be an integer, not "12"`, `member
 // "lines/0" must be a line number or an anchor ("41#xy"), not 1.5`.
-func (d binder) wrongType(name, want string, n jsontape.Node) *errcode.Error {
-	return errcode.New(errcode.InvalidArgument, "%s %s must be %s, not %s", d.kind, quoted(name), want, given(d.ix, n))
+func (d binder) wrongType(name valueName, want string, n jsontape.Node) *errcode.Error {
+	return errcode.New(errcode.InvalidArgument, "%s %s must be %s, not %s", d.kind, quoted(name.String()), want, given(d.ix, n))
 }
 
 // given names value n for a message: its type with an article, or, for a
@@ -453,7 +475,7 @@ func given(ix *jsontape.Index, n jsontape.Node) string {
 // text reads a string, which must be valid UTF-8 unless opt says
 // otherwise. A lone surrogate escape decodes to its 3-byte form, so it is
 // invalid exactly as a raw invalid byte is (SPEC section 5).
-func (d binder) text(n jsontape.Node, name, opt string) (string, *errcode.Error) {
+func (d binder) text(n jsontape.Node, name valueName, opt string) (string, *errcode.Error) {
 	if d.ix.Kind(n) != jsontape.String {
 		return "", d.wrongType(name, "a string", n)
 	}
@@ -462,9 +484,9 @@ func (d binder) text(n jsontape.Node, name, opt string) (string, *errcode.Error)
 	case bad < 0 || opt == "lenient":
 		return s, nil
 	case opt == "not_utf8":
-		return "", errcode.Offset(errcode.NotUTF8, int64(bad), "%s %s is not valid UTF-8 at byte %d of its text", d.kind, quoted(name), bad)
+		return "", errcode.Offset(errcode.NotUTF8, int64(bad), "%s %s is not valid UTF-8 at byte %d of its text", d.kind, quoted(name.String()), bad)
 	}
-	return "", notUTF8(d.kind, name, bad)
+	return "", notUTF8(d.kind, name.String(), bad)
 }
 
 // notUTF8 is the one message of a string that is not valid UTF-8 at any

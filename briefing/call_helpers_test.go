@@ -34,7 +34,7 @@ func writeFile(b *Briefing, req WriteFileRequest) (*Written, *errcode.Error) {
 func expandEdit(b *Briefing, args jsontape.Sub) (*Expanded, *errcode.Error) {
 	var req ExpandEditRequest
 	plan := planOf(reflect.TypeFor[ExpandEditRequest](), "argument")
-	if err := (binder{ix: args.Index, kind: plan.kind}).field(reflect.ValueOf(&req).Elem().Field(0), plan.args[0], plan.how[0], args.Node); err != nil {
+	if err := (binder{ix: args.Index, kind: plan.kind}).field(reflect.ValueOf(&req).Elem().Field(0), plan.args[0], plan.how[0], plan.elem[0], args.Node); err != nil {
 		return nil, err
 	}
 	if err := req.check(b); err != nil {
