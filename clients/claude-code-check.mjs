@@ -12,9 +12,11 @@
 // server's text content (errors included), never a JSON object; it reports
 // the bytes of this server's tool definitions and instructions in every
 // request, before and after the tools are loaded; and it checks that the
-// write landed. Three runs: the default (text answers, tool search on),
-// ENABLE_TOOL_SEARCH=false (every definition on every turn), and
-// --answers full, where the model sees the structured content as JSON.
+// write landed. Five runs: the default (text answers, tool search on),
+// ENABLE_TOOL_SEARCH=false (every definition on every turn), --answers
+// full, where the model sees the structured content as JSON, and the
+// README's recommended command (--run test='go test ./...', a ninth tool)
+// with tool search on and off.
 // It prints the figures side by side and exits 1 on any failed check.
 //
 // Usage: node claude-code-check.mjs <loom-results binary>
@@ -25,8 +27,8 @@ import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 import {
-  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace, mcpSession,
-  nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir,
+  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, RUN_ARGS, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace,
+  mcpSession, nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir, toolCount,
 } from "./model-check.mjs";
 
 const binary = process.argv[2];
@@ -184,14 +186,15 @@ function sent(body, instructions) {
 }
 
 // run runs claude -p once against a fresh workspace and server.
-async function run({ label, answers, toolSearch }) {
+async function run({ label, answers, toolSearch, withRun }) {
   const ws = makeWorkspace();
   const home = tempDir("loom-claude-home-");
   const hub = new Hub();
   await hub.start();
   let n = 0;
   const mock = await startMock((req, res) => handle(Object.assign(req, { n: ++n }), res));
-  const serverArgs = ["--root", ws, "--steps", "model", "--write", ...(answers === "full" ? ["--answers", "full"] : [])];
+  const serverArgs = ["--root", ws, "--steps", "model", "--write", ...(answers === "full" ? ["--answers", "full"] : []),
+    ...(withRun ? RUN_ARGS : [])];
   const mcpConfig = join(home, "mcp.json");
   writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { [SERVER]: { type: "stdio", command: process.execPath,
     args: [recorderScript, String(hub.port), binary, ...serverArgs] } } }));
@@ -215,7 +218,8 @@ async function run({ label, answers, toolSearch }) {
   await mock.close();
   hub.close();
   const onDisk = readWorkspaceFile(ws);
-  return { label, answers, toolSearch, client, serverEnded, seconds, onDisk, requests: mock.requests, sessions: hub.sessions.map(mcpSession) };
+  return { label, answers, toolSearch, withRun, client, serverEnded, seconds, onDisk, requests: mock.requests,
+    sessions: hub.sessions.map(mcpSession) };
 }
 
 const checks = new Checks();
@@ -228,6 +232,8 @@ try {
     { label: "text", answers: "text", toolSearch: true },
     { label: "text, no tool search", answers: "text", toolSearch: false },
     { label: "full", answers: "full", toolSearch: true },
+    { label: "text, --run", answers: "text", toolSearch: true, withRun: true },
+    { label: "text, --run, no tool search", answers: "text", toolSearch: false, withRun: true },
   ]) {
     const r = await run(cfg);
     runs.push(r);
@@ -241,7 +247,7 @@ try {
 function verify(r) {
   const tag = `[${r.label}]`;
   console.log(`\n== Claude Code ${version}, --steps model --write${r.answers === "full" ? " --answers full" : ""}` +
-    `${r.toolSearch ? "" : ", ENABLE_TOOL_SEARCH=false"}: ${r.seconds.toFixed(1)}s`);
+    `${r.withRun ? ` ${RUN_ARGS[0]} '${RUN_ARGS[1]}'` : ""}${r.toolSearch ? "" : ", ENABLE_TOOL_SEARCH=false"}: ${r.seconds.toFixed(1)}s`);
   let out = null;
   try {
     out = JSON.parse(r.client.stdout);
@@ -259,7 +265,7 @@ function verify(r) {
     r.requests.filter((q) => !isLoopRequest(q)).map((q) => `${q.method} ${q.url}`).join(", "));
 
   // What the server listed, by SPEC section 2's measure.
-  const measure = checkListed(checks, tag, session, r.answers);
+  const measure = checkListed(checks, tag, session, r.answers, r.withRun);
 
   // Each loom-results call: what the model was shown against what the
   // server answered.
@@ -298,12 +304,13 @@ function verify(r) {
   r.sent = loop.map((q) => sent(q.body, instructions));
   checks.check(`${tag} every request carries the server's instructions whole`, r.sent.map((s) => s.instructionForm),
     r.sent.map(() => "full"));
+  const n = toolCount(r.withRun);
   if (r.toolSearch) {
-    checks.check(`${tag} first request: no definition, the eight names listed as deferred tools`,
-      [r.sent[0]?.defs.length, r.sent[0]?.names], [0, 8]);
+    checks.check(`${tag} first request: no definition, the ${n} names listed as deferred tools`,
+      [r.sent[0]?.defs.length, r.sent[0]?.names], [0, n]);
   } else {
-    checks.check(`${tag} every request: the eight definitions, none deferred`,
-      r.sent.map((s) => [s.defs.length, s.deferred]), r.sent.map(() => [8, 0]));
+    checks.check(`${tag} every request: the ${n} definitions, none deferred`,
+      r.sent.map((s) => [s.defs.length, s.deferred]), r.sent.map(() => [n, 0]));
   }
   const steps = ["(prompt)", ...conversationSteps(loop.at(-1)?.body)];
   table(`What each request sent the model of loom-results (bytes; the server's listing by SPEC 2's measure, as JSON.stringify writes it: ` +

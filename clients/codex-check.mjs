@@ -14,7 +14,9 @@
 // are deferred (the model is shown the first line of the instructions and
 // lists the tools from JavaScript) and are called from a script run by the
 // `exec` tool, which shows the model what the script prints. Both are run,
-// with --answers text and, for comparison, --answers full.
+// with --answers text and, for comparison, --answers full, and with the
+// README's recommended command (--run test='go test ./...', a ninth tool)
+// and text answers.
 //
 // From the requests Codex sends the mock it checks, for every loom-results
 // call, that the result shown to the model is the server's text content
@@ -31,8 +33,8 @@ import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 import {
-  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace, mcpSession,
-  nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir,
+  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, RUN_ARGS, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace,
+  mcpSession, nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir, toolCount,
 } from "./model-check.mjs";
 
 const binary = process.argv[2];
@@ -216,7 +218,7 @@ function sent(body, served) {
 }
 
 // run runs codex exec once against a fresh workspace and server.
-async function run({ label, answers, model }) {
+async function run({ label, answers, model, withRun }) {
   const ws = makeWorkspace();
   const home = tempDir("loom-codex-home-");
   const codexHome = join(home, "codex");
@@ -225,7 +227,8 @@ async function run({ label, answers, model }) {
   await hub.start();
   let n = 0;
   const mock = await startMock((req, res) => handle(Object.assign(req, { n: ++n }), res));
-  const serverArgs = ["--root", ws, "--steps", "model", "--write", ...(answers === "full" ? ["--answers", "full"] : [])];
+  const serverArgs = ["--root", ws, "--steps", "model", "--write", ...(answers === "full" ? ["--answers", "full"] : []),
+    ...(withRun ? RUN_ARGS : [])];
   const toml = (v) => JSON.stringify(v);
   writeFileSync(join(codexHome, "config.toml"), [
     ...(model ? [`model = ${toml(model)}`] : []),
@@ -278,7 +281,8 @@ async function run({ label, answers, model }) {
   await mock.close();
   hub.close();
   const onDisk = readWorkspaceFile(ws);
-  return { label, answers, model, client, serverEnded, seconds, onDisk, requests: mock.requests, sessions: hub.sessions.map(mcpSession) };
+  return { label, answers, model, withRun, client, serverEnded, seconds, onDisk, requests: mock.requests,
+    sessions: hub.sessions.map(mcpSession) };
 }
 
 const checks = new Checks();
@@ -292,6 +296,8 @@ try {
     { label: "functions, full", mode: "functions", answers: "full", model: PLAIN_MODEL },
     { label: "code mode, text", mode: "code", answers: "text", model: null },
     { label: "code mode, full", mode: "code", answers: "full", model: null },
+    { label: "functions, text, --run", mode: "functions", answers: "text", model: PLAIN_MODEL, withRun: true },
+    { label: "code mode, text, --run", mode: "code", answers: "text", model: null, withRun: true },
   ]) {
     const r = { ...(await run(cfg)), mode: cfg.mode };
     runs.push(r);
@@ -307,7 +313,8 @@ function verify(r) {
   const loop = r.requests.filter(isTurn);
   const model = loop[0]?.body?.model ?? "?";
   console.log(`\n== Codex ${version}, model ${model} (${r.mode === "code" ? "code mode" : "functions"}), ` +
-    `--steps model --write${r.answers === "full" ? " --answers full" : ""}: ${r.seconds.toFixed(1)}s`);
+    `--steps model --write${r.answers === "full" ? " --answers full" : ""}${r.withRun ? ` ${RUN_ARGS[0]} '${RUN_ARGS[1]}'` : ""}: ` +
+    `${r.seconds.toFixed(1)}s`);
   checks.check(`${tag} codex exec exited 0 within its time, nothing of it left running`,
     [r.client.code, r.client.timedOut, r.client.leftOver], [0, false, false]);
   if (r.client.code !== 0) console.log(r.client.stderr.slice(-2000));
@@ -321,7 +328,7 @@ function verify(r) {
 
   const session = r.sessions[0] ?? { calls: [], tools: [], instructions: "" };
   console.log(`handshake: ${session.handshake}`);
-  const measure = checkListed(checks, tag, session, r.answers);
+  const measure = checkListed(checks, tag, session, r.answers, r.withRun);
 
   const { calls } = conversation(loop.at(-1)?.body ?? { input: [] });
   checks.check(`${tag} the scripted calls reached the server, in order, with their arguments`,
@@ -369,15 +376,16 @@ function verify(r) {
 
   const instructions = session.instructions ?? "";
   r.sent = loop.map((q) => sent(q.body, instructions));
+  const n = toolCount(r.withRun);
   if (r.mode === "functions") {
-    checks.check(`${tag} every request: the eight definitions, the instructions whole as the namespace's description`,
+    checks.check(`${tag} every request: the ${n} definitions, the instructions whole as the namespace's description`,
       r.sent.map((s) => [s.defs, s.instructionForm, namespaceOf(loop[0].body)?.description === instructions.trimEnd()]),
-      r.sent.map(() => [8, "full", true]));
+      r.sent.map(() => [n, "full", true]));
   } else {
     checks.check(`${tag} first request: no definition, the instructions' first line alone`,
       [r.sent[0]?.defs, r.sent[0]?.instructionForm], [0, "first line"]);
-    checks.check(`${tag} after the listing: the instructions once in each of the eight tools' entries`,
-      r.sent.at(-1)?.inListing, 8);
+    checks.check(`${tag} after the listing: the instructions once in each of the ${n} tools' entries`,
+      r.sent.at(-1)?.inListing, n);
   }
   const steps = ["(prompt)", ...calls.map((c) => c.tool)];
   if (r.mode === "code") steps.splice(1, 0, "exec: list tools");
@@ -392,7 +400,7 @@ function verify(r) {
 // Side by side, for each presentation: what the model saw of each call
 // with text answers and with full answers.
 for (const mode of ["functions", "code"]) {
-  const text = runs.find((r) => r.mode === mode && r.answers === "text");
+  const text = runs.find((r) => r.mode === mode && r.answers === "text" && !r.withRun);
   const full = runs.find((r) => r.mode === mode && r.answers === "full");
   if (!text?.rows || !full?.rows) continue;
   const args = (row) => JSON.stringify(row.input).slice(0, 48);
