@@ -1202,36 +1202,78 @@ func hexSum(b []byte) string {
 }
 
 // locateMany locates the hunks that need it with finds of several
-// patterns, up to maxPatterns at once: each hunk's first anchor line. The
-// first find searches the file by path, and its answer names the file's
-// result; when no hunk needs locating, the model learns it later (read, or
-// probe). A pattern is unique when exactly one shown line holds it, which
-// the model reads off the matches' text; the rest are left to locate's
-// single finds.
+// patterns, up to maxPatterns at once, in rounds: each round sends, for
+// every hunk not located yet, the next pattern an agent would try (locate's
+// order: its anchor lines, each by its first maxPattern bytes and then
+// whole) that it has not sent and that no find showed ambiguous, so that a
+// hunk whose first line is common is retried with its neighbours' in one
+// find for all such hunks, not one find each. At most findAttempts rounds.
+// The first find searches the file by path, and its answer names the
+// file's result; when no hunk needs locating, the model learns it later
+// (read, or probe). A pattern is unique when exactly one shown line holds
+// it, which the model reads off the matches' text; the rest are left to
+// locate's single finds.
 func (a *agent) locateMany(ctx context.Context) error {
-	type want struct {
-		line    int
-		pattern string
+	sent := map[string]bool{}
+	for round := range findAttempts {
+		if round > 0 {
+			// A round depends on the answer of the one before: a turn of
+			// its own.
+			a.turnPending = a.write
+		}
+		var wants []patternWant
+		taken := map[string]bool{}
+		for _, h := range a.j.hunks {
+			n := len(a.oldLines)
+			if h.OldCount == 0 && (h.OldStart == 0 || h.OldStart == n) {
+				continue
+			}
+			cands := a.anchors(h)
+			if slices.ContainsFunc(cands, func(c int) bool { return a.known[c] }) || len(cands) == 0 {
+				continue
+			}
+			if w, ok := a.nextPattern(cands, sent); ok && !taken[w.pattern] {
+				taken[w.pattern] = true
+				wants = append(wants, w)
+			}
+		}
+		if len(wants) == 0 {
+			return nil
+		}
+		for _, w := range wants {
+			sent[w.pattern] = true
+		}
+		if err := a.findBatches(ctx, wants); err != nil {
+			return err
+		}
 	}
-	var wants []want
-	taken := map[string]bool{}
-	for _, h := range a.j.hunks {
-		n := len(a.oldLines)
-		if h.OldCount == 0 && (h.OldStart == 0 || h.OldStart == n) {
-			continue
+	return nil
+}
+
+// patternWant is a find pattern and the old line it should locate.
+type patternWant struct {
+	line    int
+	pattern string
+}
+
+// nextPattern is the first pattern an agent would try for a hunk whose
+// anchor candidates are cands, in locate's order, that is not sent and
+// not known to be ambiguous.
+func (a *agent) nextPattern(cands []int, sent map[string]bool) (patternWant, bool) {
+	for _, c := range a.attemptOrder(cands) {
+		for _, p := range []string{a.pattern(c, maxPattern), a.pattern(c, maxLongPattern)} {
+			if !sent[p] && !a.ambiguous[p] {
+				return patternWant{c, p}, true
+			}
 		}
-		cands := a.anchors(h)
-		if slices.ContainsFunc(cands, func(c int) bool { return a.known[c] }) || len(cands) == 0 {
-			continue
-		}
-		c := a.attemptOrder(cands)[0]
-		p := a.pattern(c, maxPattern)
-		if taken[p] || a.ambiguous[p] {
-			continue
-		}
-		taken[p] = true
-		wants = append(wants, want{c, p})
 	}
+	return patternWant{}, false
+}
+
+// findBatches sends the patterns of wants in finds of at most
+// maxPatterns, and records which lines they locate and which patterns
+// they show ambiguous.
+func (a *agent) findBatches(ctx context.Context, wants []patternWant) error {
 	for len(wants) > 0 {
 		batch := wants[:min(len(wants), maxPatterns)]
 		wants = wants[len(batch):]

@@ -377,3 +377,34 @@ func TestReaim(t *testing.T) {
 	e = spliceEdit{kind: "lines", pos: [2]int{4, 4}, aim: [2]int{3, 4}}
 	assert.Error(t, a.reaim(&e, "error unresolved_edit: something else"))
 }
+
+// TestWriteAgentPatternRounds: two hunks whose changed lines hold the same
+// common text are located in two finds, not one each: the first shows the
+// text ambiguous, the second sends each hunk's next line, both at once.
+func TestWriteAgentPatternRounds(t *testing.T) {
+	t.Parallel()
+	var old, neu strings.Builder
+	for i := 1; i <= 100; i++ {
+		line := fmt.Sprintf("\tvalue%03d := compute(%d, input)\n", i, i)
+		changed := line
+		if i == 20 || i == 70 {
+			line, changed = "\treturn err\n", "\treturn fmt.Errorf(\"step: %w\", err)\n"
+		}
+		old.WriteString(line)
+		neu.WriteString(changed)
+	}
+	j := &job{commit: "c", oldPath: "f.go", newPath: "f.go", old: []byte(old.String()), new: []byte(neu.String()),
+		hunks: []hunk{{OldStart: 20, OldCount: 1, NewStart: 20, NewCount: 1}, {OldStart: 70, OldCount: 1, NewStart: 70, NewCount: 1}}}
+	require.NoError(t, checkHunks(j))
+	files, err := replay(t.Context(), Options{Server: []string{binary}, Agent: AgentWrite}, []*job{j})
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	f := files[0]
+	require.True(t, f.Preserved, f.Error)
+	assert.Equal(t, 2, f.Finds)
+	assert.Equal(t, 1, f.AmbiguousFinds)
+	assert.Equal(t, 0, f.OracleHunks)
+	assert.Equal(t, compactLen(t, map[string]any{"paths": []string{"f.go"}, "pattern": "return err"})+
+		compactLen(t, map[string]any{"result": "r1", "patterns": []string{
+			"value019 := compute(19, input)", "value069 := compute(69, input)"}}), f.LoomParts[partFind].Generated)
+}
