@@ -389,18 +389,14 @@ func (d binder) list(f reflect.Value, a Argument, elem how, name valueName, n js
 	if d.ix.Kind(n) != jsontape.Array {
 		return d.wrongType(name, want(), n)
 	}
-	if hi > 0 {
-		if got := d.ix.Len(n); got < lo || got > hi {
-			return errcode.New(errcode.InvalidArgument, "%s %s must be %s, not an array of %d", d.kind, quoted(name.String()), want(), got)
-		}
+	got := d.ix.Len(n)
+	if hi > 0 && (got < lo || got > hi) {
+		return errcode.New(errcode.InvalidArgument, "%s %s must be %s, not an array of %d", d.kind, quoted(name.String()), want(), got)
 	}
 	if t.Kind() == reflect.Slice {
-		f.Set(reflect.MakeSlice(t, 0, min(d.ix.Len(n), 64)))
+		f.Set(reflect.MakeSlice(t, got, got))
 	}
 	for i, el := range d.ix.Elements(n) {
-		if t.Kind() == reflect.Slice {
-			f.Set(reflect.Append(f, reflect.Zero(t.Elem())))
-		}
 		if err := d.value(f.Index(i), a, elem, 0, valueName{name.base, i}, el); err != nil {
 			return err
 		}

@@ -141,8 +141,8 @@ func (e *expander) place(ed NodeID, r *results.Result, i int) (spliceEdit, *errc
 
 	t := r.Text
 	count := int64(t.Lines.Count())
-	lines := errcode.Details{Lines: new(count)}
-	names := func(p Position) bool { return p.n >= 1 && p.n <= count } // a position that names a line
+	lines := func() errcode.Details { return errcode.Details{Lines: new(count)} } // for an error only
+	names := func(p Position) bool { return p.n >= 1 && p.n <= count }            // a position that names a line
 	p := ps[0]
 	switch {
 	case form.Lines != nil:
@@ -151,15 +151,15 @@ func (e *expander) place(ed NodeID, r *results.Result, i int) (spliceEdit, *errc
 		}
 		s.from, s.to = ps[0].n, ps[1].n+1
 	case form.Before != nil && (p.n < 1 || p.n > count+1):
-		return s, errcode.New(errcode.InvalidRange, "edit %d inserts before line %d outside 1-%d (%d appends)", i, p.n, count+1, count+1).With(lines)
+		return s, errcode.New(errcode.InvalidRange, "edit %d inserts before line %d outside 1-%d (%d appends)", i, p.n, count+1, count+1).With(lines())
 	case form.Before != nil && p.anchored && p.n == count+1:
 		return s, errcode.New(errcode.InvalidRange,
 			"edit %d inserts before %s, but %s has %d lines: an anchor names a line; to append, send before %d as a number",
-			i, p, r.ID, count, count+1).With(lines)
+			i, p, r.ID, count, count+1).With(lines())
 	case form.Before != nil:
 		s.from, s.to, s.insert = p.n, p.n, true
 	case !names(p):
-		return s, errcode.New(errcode.InvalidRange, "edit %d inserts after line %d outside 1-%d", i, p.n, count).With(lines)
+		return s, errcode.New(errcode.InvalidRange, "edit %d inserts after line %d outside 1-%d", i, p.n, count).With(lines())
 	default:
 		s.from, s.to, s.insert, s.after = p.n+1, p.n+1, true, true
 	}

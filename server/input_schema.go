@@ -155,9 +155,9 @@ func (w *schemaWriter) value(b []byte, t reflect.Type, path string, lo, hi int) 
 	if t.Kind() == reflect.Array {
 		k.minItems, k.maxItems = t.Len(), t.Len()
 	}
-	_, isTyped := reflect.Zero(t).Interface().(typed)
+	typ := jsonType(t, path)
 	m := members{b: append(b, '{'), start: len(b) + 1}
-	if typ := jsonType(t, path); typ != "" && !k.stringOr {
+	if typ != "" && !k.stringOr {
 		m.member("type", typ)
 	}
 	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
@@ -165,7 +165,7 @@ func (w *schemaWriter) value(b []byte, t reflect.Type, path string, lo, hi int) 
 		m.b = w.value(m.b, t.Elem(), path+"[]", 0, 0)
 	}
 	k.write(&m, w.compact)
-	if t.Kind() == reflect.Struct && !isTyped {
+	if t.Kind() == reflect.Struct && typ == "object" { // a form, not a briefing.Position
 		form := briefing.Arguments(t)
 		m.key("properties")
 		m.b = w.properties(m.b, form, path+"/")

@@ -240,20 +240,28 @@ func TestWriteAgentPatterns(t *testing.T) {
 		}
 		neu.WriteString(line)
 	}
-	j := &job{commit: "c", oldPath: "f.go", newPath: "f.go", old: []byte(old.String()), new: []byte(neu.String()),
-		hunks: []hunk{{OldStart: 20, OldCount: 1, NewStart: 20, NewCount: 1}, {OldStart: 70, OldCount: 1, NewStart: 70, NewCount: 1}}}
-	require.NoError(t, checkHunks(j))
-	files, err := replay(t.Context(), Options{Server: []string{binary}, Agent: AgentWrite}, []*job{j})
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	f := files[0]
-	require.True(t, f.Preserved, f.Error)
+	f := replayLines20And70(t, old.String(), neu.String())
 	assert.Equal(t, 1, f.Finds)
 	assert.Equal(t, 0, f.OracleHunks)
 	assert.Equal(t, compactLen(t, map[string]any{"paths": []string{"f.go"}, "patterns": []string{
 		"value020 := compute(20, input)", "value070 := compute(70, input)"}}), f.LoomParts[partFind].Generated)
 	assert.Equal(t, int64(len("r1 f.go:\n20#eo: \tvalue020 := compute(20, input)\n70#te: \tvalue070 := compute(70, input)\n")), f.LoomParts[partFind].Read,
 		"the model reads the file's header line and its two matches")
+}
+
+// replayLines20And70 replays the write agent on f.go changed from old to
+// neu at lines 20 and 70 (a hunk of one line each), and returns its file's
+// result, preserved.
+func replayLines20And70(t *testing.T, old, neu string) FileResult {
+	t.Helper()
+	j := &job{commit: "c", oldPath: "f.go", newPath: "f.go", old: []byte(old), new: []byte(neu),
+		hunks: []hunk{{OldStart: 20, OldCount: 1, NewStart: 20, NewCount: 1}, {OldStart: 70, OldCount: 1, NewStart: 70, NewCount: 1}}}
+	require.NoError(t, checkHunks(j))
+	files, err := replay(t.Context(), Options{Server: []string{binary}, Agent: AgentWrite}, []*job{j})
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.True(t, files[0].Preserved, files[0].Error)
+	return files[0]
 }
 
 // TestWriteAgentAnswers: with --answers full the model reads each success's
@@ -393,14 +401,7 @@ func TestWriteAgentPatternRounds(t *testing.T) {
 		old.WriteString(line)
 		neu.WriteString(changed)
 	}
-	j := &job{commit: "c", oldPath: "f.go", newPath: "f.go", old: []byte(old.String()), new: []byte(neu.String()),
-		hunks: []hunk{{OldStart: 20, OldCount: 1, NewStart: 20, NewCount: 1}, {OldStart: 70, OldCount: 1, NewStart: 70, NewCount: 1}}}
-	require.NoError(t, checkHunks(j))
-	files, err := replay(t.Context(), Options{Server: []string{binary}, Agent: AgentWrite}, []*job{j})
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	f := files[0]
-	require.True(t, f.Preserved, f.Error)
+	f := replayLines20And70(t, old.String(), neu.String())
 	assert.Equal(t, 2, f.Finds)
 	assert.Equal(t, 1, f.AmbiguousFinds)
 	assert.Equal(t, 0, f.OracleHunks)
