@@ -32,8 +32,9 @@ type RunConfig struct {
 // defaultRunFailure is DefaultRunFailure compiled.
 var defaultRunFailure = regexp.MustCompile(DefaultRunFailure)
 
-// failure returns the expression of the first failure; nil when off.
-func (c RunConfig) failure() *regexp.Regexp {
+// FirstFailure returns the expression of a failed run's first failure
+// line: Failure, or DefaultRunFailure, and nil when NoFailure turns it off.
+func (c RunConfig) FirstFailure() *regexp.Regexp {
 	switch {
 	case c.NoFailure:
 		return nil
@@ -116,7 +117,7 @@ func (b *Briefing) run(ctx context.Context, c workspace.Command, progress func(P
 	if d.Preview != nil {
 		d.Preview, d.PreviewComplete = &tail, &whole
 	}
-	v := showFailure(t, b.opts.Run.failure(), exit, b.opts.Limits.PreviewBytes)
+	v := showFailure(t, b.opts.Run.FirstFailure(), exit, b.opts.Limits.PreviewBytes)
 	return &Ran{Descriptor: *d, Tail: v.tail, TailComplete: v.whole, Exit: exit, FirstFailure: v.first, FailureRows: v.rows}, nil
 }
 

@@ -28,14 +28,10 @@ func runTool(cfg ToolConfig) transport.Tool {
 		"descriptor and the output's last lines (at most %d bytes), where a run says how it ended; find (FAIL, error) and "+
 		"get_lines read the rest. A command that runs past %s is stopped. You cannot change a command or add arguments.",
 		cfg.PreviewBytes, cfg.RunTimeout)
-	if !cfg.NoFailure {
-		expr := cfg.Failure
-		if expr == "" {
-			expr = briefing.DefaultRunFailure
-		}
+	if re := (briefing.RunConfig{Failure: cfg.Failure, NoFailure: cfg.NoFailure}).FirstFailure(); re != nil {
 		description += fmt.Sprintf(" When a run fails, the answer first shows where: [first failure: line N of L], then line N "+
 			"(the first line matching %s) and the lines after it, numbered with anchors as get_lines numbers them, "+
-			"within %d bytes, above a shorter tail.", expr, cfg.PreviewBytes/2)
+			"within %d bytes, above a shorter tail.", re, cfg.PreviewBytes/2)
 	}
 	commands := "\nThe commands:" + list.String()
 	return define[briefing.RunRequest](cfg, definition{

@@ -38,11 +38,8 @@ type Options struct {
 
 // tools is the tool configuration of these options.
 func (o Options) tools() ToolConfig {
-	cfg := ToolConfig{Config: o.Limits, Steps: o.Steps, StepGap: o.StepGap, Answers: o.Answers, Write: o.Write, Commands: o.Run.Commands, NoFailure: o.Run.NoFailure}
-	if o.Run.Failure != nil {
-		cfg.Failure = o.Run.Failure.String()
-	}
-	return cfg
+	return ToolConfig{Config: o.Limits, Steps: o.Steps, StepGap: o.StepGap, Answers: o.Answers, Write: o.Write,
+		Commands: o.Run.Commands, Failure: o.Run.Failure, NoFailure: o.Run.NoFailure}
 }
 
 // DefaultStepGap is the command's --step-gap (with --steps model): longer

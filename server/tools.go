@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"reflect"
+	"regexp"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -25,9 +26,9 @@ type ToolConfig struct {
 	Answers  Answers // "" is the step mode's default (DefaultAnswers)
 	Write    bool
 	Commands []workspace.Command // run's commands (--run); none: no run
-	// Failure is --run-failure's expression, "" its default
-	// (briefing.DefaultRunFailure); NoFailure: --run-failure '', off.
-	Failure   string
+	// Failure and NoFailure are --run-failure's, as briefing.RunConfig
+	// holds them (its FirstFailure says which expression is in force).
+	Failure   *regexp.Regexp
 	NoFailure bool
 }
 
