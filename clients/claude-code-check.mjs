@@ -27,8 +27,8 @@ import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 import {
-  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, RUN_ARGS, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace,
-  mcpSession, nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir, toolCount,
+  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace,
+  mcpSession, modelServer, nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir, toolCount,
 } from "./model-check.mjs";
 
 const binary = process.argv[2];
@@ -193,8 +193,7 @@ async function run({ label, answers, toolSearch, withRun }) {
   await hub.start();
   let n = 0;
   const mock = await startMock((req, res) => handle(Object.assign(req, { n: ++n }), res));
-  const serverArgs = ["--root", ws, "--steps", "model", "--write", ...(answers === "full" ? ["--answers", "full"] : []),
-    ...(withRun ? RUN_ARGS : [])];
+  const serverArgs = modelServer(ws, { answers, withRun }).args;
   const mcpConfig = join(home, "mcp.json");
   writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { [SERVER]: { type: "stdio", command: process.execPath,
     args: [recorderScript, String(hub.port), binary, ...serverArgs] } } }));
@@ -246,8 +245,8 @@ try {
 // verify checks one run and prints its figures.
 function verify(r) {
   const tag = `[${r.label}]`;
-  console.log(`\n== Claude Code ${version}, --steps model --write${r.answers === "full" ? " --answers full" : ""}` +
-    `${r.withRun ? ` ${RUN_ARGS[0]} '${RUN_ARGS[1]}'` : ""}${r.toolSearch ? "" : ", ENABLE_TOOL_SEARCH=false"}: ${r.seconds.toFixed(1)}s`);
+  console.log(`\n== Claude Code ${version}, ${modelServer("", r).heading}${r.toolSearch ? "" : ", ENABLE_TOOL_SEARCH=false"}: ` +
+    `${r.seconds.toFixed(1)}s`);
   let out = null;
   try {
     out = JSON.parse(r.client.stdout);

@@ -33,8 +33,8 @@ import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 import {
-  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, RUN_ARGS, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace,
-  mcpSession, nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir, toolCount,
+  Checks, EXPECTED, checkListed, FINAL_TEXT, Hub, bytes, cleanup, isJSONObject, isolateNetwork, makeWorkspace,
+  mcpSession, modelServer, nextAction, readWorkspaceFile, recorderScript, runClient, serverText, startMock, table, tempDir, toolCount,
 } from "./model-check.mjs";
 
 const binary = process.argv[2];
@@ -227,8 +227,7 @@ async function run({ label, answers, model, withRun }) {
   await hub.start();
   let n = 0;
   const mock = await startMock((req, res) => handle(Object.assign(req, { n: ++n }), res));
-  const serverArgs = ["--root", ws, "--steps", "model", "--write", ...(answers === "full" ? ["--answers", "full"] : []),
-    ...(withRun ? RUN_ARGS : [])];
+  const serverArgs = modelServer(ws, { answers, withRun }).args;
   const toml = (v) => JSON.stringify(v);
   writeFileSync(join(codexHome, "config.toml"), [
     ...(model ? [`model = ${toml(model)}`] : []),
@@ -313,8 +312,7 @@ function verify(r) {
   const loop = r.requests.filter(isTurn);
   const model = loop[0]?.body?.model ?? "?";
   console.log(`\n== Codex ${version}, model ${model} (${r.mode === "code" ? "code mode" : "functions"}), ` +
-    `--steps model --write${r.answers === "full" ? " --answers full" : ""}${r.withRun ? ` ${RUN_ARGS[0]} '${RUN_ARGS[1]}'` : ""}: ` +
-    `${r.seconds.toFixed(1)}s`);
+    `${modelServer("", r).heading}: ${r.seconds.toFixed(1)}s`);
   checks.check(`${tag} codex exec exited 0 within its time, nothing of it left running`,
     [r.client.code, r.client.timedOut, r.client.leftOver], [0, false, false]);
   if (r.client.code !== 0) console.log(r.client.stderr.slice(-2000));

@@ -196,6 +196,14 @@ export function checkListed(checks, tag, session, answers, run = false) {
 // --write: run, with the one command it names.
 export const RUN_ARGS = ["--run", "test=go test ./..."];
 
+// modelServer is a check's server: its arguments for workspace ws (--steps
+// model --write, --answers full when answers is "full", and RUN_ARGS with
+// withRun), and those flags as the check's heading names them.
+export function modelServer(ws, { answers, withRun }) {
+  const flags = ["--steps", "model", "--write", ...(answers === "full" ? ["--answers", "full"] : []), ...(withRun ? RUN_ARGS : [])];
+  return { args: ["--root", ws, ...flags], heading: flags.map((f) => (f.includes(" ") ? `'${f}'` : f)).join(" ") };
+}
+
 // toolCount is how many tools model mode with --write lists: nine with
 // --run.
 export const toolCount = (run) => (run ? 9 : 8);

@@ -298,8 +298,7 @@ func TestWriteAgentAnswers(t *testing.T) {
 // anchorOf is line n's anchor in text (SPEC 4.4): the agent names the
 // lines it edits by their anchors.
 func anchorOf(text string, n int) string {
-	line := strings.TrimSuffix(strings.TrimSuffix(lines(text, n, n), "\n"), "\r")
-	return selectors.Anchor(n, selectors.AnchorChars([]byte(line)))
+	return selectors.Anchor(n, selectors.AnchorChars(selectors.TrimEnding([]byte(lines(text, n, n)))))
 }
 
 // TestWriteAgentMisaim: with --misaim 1 every edit that can be aimed one
