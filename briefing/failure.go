@@ -74,12 +74,12 @@ type failureView struct {
 // failed run; the rows come from the line index.
 func showFailure(t *results.Text, re *regexp.Regexp, exit workspace.Exit, preview int64) failureView {
 	data := t.Data
-	tail, whole := results.Tail(data, preview)
-	v := failureView{tail: tail, whole: whole}
-	if re == nil || whole || succeeded(exit) {
+	var v failureView
+	v.tail, v.whole = results.Tail(data, preview)
+	if re == nil || v.whole || succeeded(exit) {
 		return v
 	}
-	n := firstMatch(t.Lines, data, len(data)-len(tail), re)
+	n := firstMatch(t.Lines, data, len(data)-len(v.tail), re)
 	if n == 0 {
 		return v
 	}
@@ -88,15 +88,11 @@ func showFailure(t *results.Text, re *regexp.Regexp, exit workspace.Exit, previe
 	var rows []byte
 	for k := n; k < n+failureRowsMax && k <= lines.Count(); k++ {
 		span := lines.Line(k)
+		// A last line without "\n" never gets here: it starts inside the
+		// tail that the rows leave, so every row ends with "\n".
 		row := selectors.AppendNumbered(nil, k, data[span.Start:span.End])
-		if row[len(row)-1] != '\n' {
-			row = append(row, '\n') // not reached: a last line without "\n" is longer than the tail left
-		}
 		used := int64(len(rows) + len(row))
-		if used > half {
-			break
-		}
-		if left, _ := results.Tail(data, preview-used); span.Start >= len(data)-len(left) {
+		if used > half || span.Start >= results.TailStart(data, preview-used) {
 			break
 		}
 		rows = append(rows, row...)
@@ -110,12 +106,8 @@ func showFailure(t *results.Text, re *regexp.Regexp, exit workspace.Exit, previe
 		cut := selectors.FloorCharBoundary(row, int(half)-len(failureCut))
 		rows = append(row[:cut:cut], failureCut...)
 	}
-	c := lines.Content(n)
-	text := c
-	if text.Len() > selectors.MaxFindLine {
-		text.End = selectors.FloorCharBoundary(data, text.Start+selectors.MaxFindLine)
-	}
-	v.first = &FirstFailure{Line: n, Anchor: selectors.Anchor(n, lines.LineAnchorChars(n)), Text: string(data[text.Start:text.End])}
+	m, _ := selectors.Entry(data, lines, n) // line n as find shows it
+	v.first = &FirstFailure{Line: m.Line, Anchor: m.Anchor, Text: m.Text}
 	v.rows = string(rows)
 	v.tail, v.whole = results.Tail(data, preview-int64(len(rows)))
 	return v

@@ -113,8 +113,8 @@ func (b *Briefing) run(ctx context.Context, c workspace.Command, progress func(P
 	if err != nil {
 		return nil, err
 	}
-	tail, whole := results.Tail(data, b.opts.Limits.PreviewBytes)
 	if d.Preview != nil {
+		tail, whole := results.Tail(data, b.opts.Limits.PreviewBytes)
 		d.Preview, d.PreviewComplete = &tail, &whole
 	}
 	v := showFailure(t, b.opts.Run.FirstFailure(), exit, b.opts.Limits.PreviewBytes)

@@ -102,20 +102,9 @@ func (r *Result) Listed() Descriptor {
 	return r.listed
 }
 
-// ListedText returns the listed descriptor as compact JSON, its sha256 cut
-// to its first 12 hex digits and <, > and & as they are: the result's entry
-// in list_results' text content. It is built once; it must not be changed.
-func (r *Result) ListedText() []byte {
-	r.listing()
-	return r.listedText
-}
-
 func (r *Result) listing() {
 	r.listedOnce.Do(func() {
 		r.listed = Describe(r.Text, r.Complete, r.Source, Retained{Result: r}, Listed, 0)
-		short := r.listed
-		short.SHA256 = short.SHA256[:12]
-		r.listedText = short.appendJSON(nil, false)
 	})
 }
 
@@ -126,23 +115,16 @@ func (d *Descriptor) AppendJSON(dst []byte) []byte {
 	if d == nil {
 		return append(dst, "null"...)
 	}
-	return d.appendJSON(dst, true)
-}
-
-// appendJSON is AppendJSON with escapeHTML; without, it writes <, > and &
-// as they are, as a json.Encoder with SetEscapeHTML(false) does (the
-// listed text).
-func (d *Descriptor) appendJSON(dst []byte, escapeHTML bool) []byte {
 	str := func(dst []byte, s *string) []byte {
 		if s == nil {
 			return append(dst, "null"...)
 		}
-		return limits.AppendJSONString(dst, *s, escapeHTML)
+		return limits.AppendJSONString(dst, *s, true)
 	}
 	dst = append(dst, `{"id":`...)
 	dst = str(dst, d.ID)
 	dst = append(dst, `,"sha256":`...)
-	dst = limits.AppendJSONString(dst, d.SHA256, escapeHTML)
+	dst = limits.AppendJSONString(dst, d.SHA256, true)
 	dst = append(dst, `,"bytes":`...)
 	dst = strconv.AppendInt(dst, d.Bytes, 10)
 	dst = append(dst, `,"lines":`...)
@@ -150,12 +132,12 @@ func (d *Descriptor) appendJSON(dst []byte, escapeHTML bool) []byte {
 	dst = append(dst, `,"complete":`...)
 	dst = strconv.AppendBool(dst, d.Complete)
 	dst = append(dst, `,"source":`...)
-	dst = d.Source.appendJSON(dst, escapeHTML)
+	dst = d.Source.AppendJSON(dst)
 	dst = append(dst, `,"json":`...)
 	dst = str(dst, d.JSON)
 	if d.Preview != nil {
 		dst = append(dst, `,"preview":`...)
-		dst = limits.AppendJSONString(dst, *d.Preview, escapeHTML)
+		dst = limits.AppendJSONString(dst, *d.Preview, true)
 	}
 	if d.PreviewComplete != nil {
 		dst = append(dst, `,"preview_complete":`...)
@@ -169,7 +151,7 @@ func (d *Descriptor) appendJSON(dst []byte, escapeHTML bool) []byte {
 	dst = strconv.AppendBool(dst, d.Retained)
 	if d.Reason != "" {
 		dst = append(dst, `,"reason":`...)
-		dst = limits.AppendJSONString(dst, d.Reason, escapeHTML)
+		dst = limits.AppendJSONString(dst, d.Reason, true)
 	}
 	return append(dst, '}')
 }
@@ -190,12 +172,19 @@ func Preview(data []byte, n int64) (string, bool) {
 // ends); and whether it is the whole of data. A line begins at 0 or after
 // a "\n"; the end of data, after a final "\n", begins none.
 func Tail(data []byte, n int64) (string, bool) {
+	start := TailStart(data, n)
+	return string(data[start:]), start == 0
+}
+
+// TailStart is where Tail's suffix of at most n bytes starts: 0 exactly
+// when it is the whole of data.
+func TailStart(data []byte, n int64) int {
 	if int64(len(data)) <= n {
-		return string(data), true
+		return 0
 	}
 	from := len(data) - int(max(n, 0))
 	if i := bytes.IndexByte(data[from-1:len(data)-1], '\n'); i >= 0 {
-		return string(data[from+i:]), false
+		return from + i
 	}
-	return string(data[selectors.CeilCharBoundary(data, from):]), false
+	return selectors.CeilCharBoundary(data, from)
 }

@@ -43,24 +43,20 @@ type Source struct {
 // except that a lone surrogate kept in its 3-byte form (an at pointer or a
 // path that a client sent with a lone surrogate escape) is written back as
 // that escape (limits.AppendJSONString).
-func (s *Source) AppendJSON(dst []byte) []byte { return s.appendJSON(dst, true) }
-
-// appendJSON is AppendJSON with escapeHTML; without, it writes <, > and &
-// as they are, as a json.Encoder with SetEscapeHTML(false) does.
-func (s *Source) appendJSON(dst []byte, escapeHTML bool) []byte {
+func (s *Source) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"kind":`...)
-	dst = limits.AppendJSONString(dst, s.Kind, escapeHTML)
+	dst = limits.AppendJSONString(dst, s.Kind, true)
 	if s.At != nil {
 		dst = append(dst, `,"at":`...)
-		dst = limits.AppendJSONString(dst, *s.At, escapeHTML)
+		dst = limits.AppendJSONString(dst, *s.At, true)
 	}
 	if s.Path != nil {
 		dst = append(dst, `,"path":`...)
-		dst = limits.AppendJSONString(dst, *s.Path, escapeHTML)
+		dst = limits.AppendJSONString(dst, *s.Path, true)
 	}
 	if s.Label != nil {
 		dst = append(dst, `,"label":`...)
-		dst = limits.AppendJSONString(dst, *s.Label, escapeHTML)
+		dst = limits.AppendJSONString(dst, *s.Label, true)
 	}
 	if s.ExitCode != nil {
 		dst = append(dst, `,"exit_code":`...)
@@ -175,7 +171,6 @@ type Result struct {
 
 	listedOnce sync.Once
 	listed     Descriptor
-	listedText []byte
 }
 
 // JSON returns the result's JSON index, built when the result was analyzed

@@ -49,6 +49,10 @@ func AnchorLen(n int) int {
 	return len(strconv.Itoa(n)) + 3
 }
 
+// AnchorPattern is the form of a line's anchor (its number from 1) as a
+// JSON Schema pattern, for the schemas of answers that show anchors.
+const AnchorPattern = "^[1-9][0-9]*#[a-z2-7]{2}$"
+
 // ParseAnchor reads an anchor of exactly the form of SPEC 4.4: a decimal
 // line number without leading zeros, '#', and two characters of
 // AnchorAlphabet. ok is false for any other string. "0#xy" is well formed:

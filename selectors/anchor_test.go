@@ -1,6 +1,8 @@
 package selectors
 
 import (
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,4 +70,17 @@ func TestAppendNumbered(t *testing.T) {
 	}
 	assert.Equal(t, "a\r", string(TrimEnding([]byte("a\r"))), "a lone \\r is no ending")
 	assert.Equal(t, "", string(TrimEnding([]byte("\r\n"))))
+}
+
+// TestAnchorPattern: the schemas' pattern takes every anchor a line has
+// and what ParseAnchor refuses or names no line.
+func TestAnchorPattern(t *testing.T) {
+	re := regexp.MustCompile(AnchorPattern)
+	for _, n := range []int{1, 9, 10, 41, 123456} {
+		a := Anchor(n, AnchorChars([]byte("line "+strconv.Itoa(n))))
+		assert.True(t, re.MatchString(a), a)
+	}
+	for _, s := range []string{"0#xy", "041#xy", "41#x", "41#xyz", "41#X2", "41#18", "#xy", "41xy"} {
+		assert.False(t, re.MatchString(s), s)
+	}
 }

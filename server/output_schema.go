@@ -156,6 +156,12 @@ func selectionMembers(selection string) map[string]string {
 	}
 }
 
+// anchorSchema is the schema of a line's anchor in an answer (SPEC 4.4),
+// described by description.
+func anchorSchema(description string) string {
+	return `{"type":"string","pattern":` + string(marshal(selectors.AnchorPattern)) + `,"description":` + string(marshal(description)) + `}`
+}
+
 // prop is one property of an output schema.
 type prop struct {
 	name   string
@@ -354,7 +360,7 @@ var (
 
 	findMatch = ofType[selectors.Match](map[string]string{
 		"line":   `{"type":"integer","minimum":1}`,
-		"anchor": `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor, which an edit names the line by."}`,
+		"anchor": anchorSchema("The line's anchor, which an edit names the line by."),
 		"text":   `{"type":"string","description":"The line without its ending, cut to its first bytes when cut is true."}`,
 		"cut":    `{"type":"boolean"}`,
 	})

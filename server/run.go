@@ -9,6 +9,7 @@ import (
 
 	"github.com/loom-results/loom-results/briefing"
 	"github.com/loom-results/loom-results/results"
+	"github.com/loom-results/loom-results/selectors"
 	"github.com/loom-results/loom-results/server/transport"
 	"github.com/loom-results/loom-results/workspace"
 )
@@ -53,8 +54,9 @@ var runOutput = ofForm[runAnswer](objectForm{description: "The output of the com
 	merged(descriptorMembers, map[string]string{
 		"first_failure": `{"anyOf":[{"type":"null"},` + ofType[briefing.FirstFailure](map[string]string{
 			"line":   `{"type":"integer","minimum":1}`,
-			"anchor": `{"type":"string","pattern":"^[1-9][0-9]*#[a-z2-7]{2}$","description":"The line's anchor (SPEC 4.4)."}`,
-			"text":   `{"type":"string","description":"The line without its ending, cut to its first 240 bytes on a character boundary."}`,
+			"anchor": anchorSchema("The line's anchor (SPEC 4.4)."),
+			"text": `{"type":"string","description":"The line without its ending, cut to its first ` + strconv.Itoa(selectors.MaxFindLine) +
+				` bytes on a character boundary."}`,
 		}) + `],"description":"A failed run's first line that --run-failure matches, when it lies above the tail; null otherwise."}`,
 	}))
 
