@@ -16,30 +16,24 @@ import (
 // to refuse to start rather than answer cannot_run to every call.
 func (r *Root) CheckProgram(c Command) error {
 	name := c.Args[0]
-	if !strings.Contains(name, "/") {
-		_, err := program(name)
-		if errors.Is(err, exec.ErrNotFound) {
-			return fmt.Errorf("program %q is not found in PATH: install it, or name it by its path", name)
-		}
-		if err != nil {
-			return fmt.Errorf("program %q cannot run: %s", name, reason(unwrapExec(err)))
-		}
-		return nil
-	}
+	bare, relative := !strings.Contains(name, "/"), false
 	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(r.dir, path)
+	if !bare && !filepath.IsAbs(name) {
+		path, relative = filepath.Join(r.dir, name), true
 	}
-	// With a "/", LookPath checks only that the file is there, is not a
-	// directory and is executable: what exec asks of it when it runs.
-	if _, err := exec.LookPath(path); err != nil {
-		where := ""
-		if !filepath.IsAbs(name) {
-			where = " (relative to the root)"
-		}
-		return fmt.Errorf("program %q%s cannot run: %s", name, where, reason(unwrapExec(err)))
+	// A bare name is looked up in PATH; with a "/", LookPath checks only
+	// that the file is there, is not a directory and is executable: what
+	// exec asks of it when it runs.
+	_, err := exec.LookPath(path)
+	switch {
+	case err == nil:
+		return nil
+	case bare && errors.Is(err, exec.ErrNotFound):
+		return fmt.Errorf("program %q is not found in PATH: install it, or name it by its path", name)
+	case relative:
+		return fmt.Errorf("program %q (relative to the root) cannot run: %s", name, reason(unwrapExec(err)))
 	}
-	return nil
+	return fmt.Errorf("program %q cannot run: %s", name, reason(unwrapExec(err)))
 }
 
 // unwrapExec is the system's error inside exec's.

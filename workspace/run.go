@@ -181,12 +181,8 @@ const cannotRunHint = "; the program is missing or not executable, and only the 
 // cannotRun is the error of a program that cannot be started, with the
 // system's reason.
 func cannotRun(c Command, err error) *errcode.Error {
-	var ee *exec.Error
-	if errors.As(err, &ee) {
-		if errors.Is(ee.Err, exec.ErrNotFound) {
-			return errcode.New(errcode.CannotRun, "command %s: program %q not found in PATH%s", c.Name, c.Args[0], cannotRunHint)
-		}
-		return errcode.New(errcode.CannotRun, "command %s: cannot run %q: %s%s", c.Name, c.Args[0], reason(ee.Err), cannotRunHint)
+	if err = unwrapExec(err); errors.Is(err, exec.ErrNotFound) {
+		return errcode.New(errcode.CannotRun, "command %s: program %q not found in PATH%s", c.Name, c.Args[0], cannotRunHint)
 	}
 	return errcode.New(errcode.CannotRun, "command %s: cannot run %q: %s%s", c.Name, c.Args[0], reason(err), cannotRunHint)
 }

@@ -177,9 +177,7 @@ func (c *runCgroup) remove() {
 		if err == nil || errors.Is(err, unix.ENOENT) || time.Now().After(deadline) {
 			return
 		}
-		if len(c.pids()) > 0 {
-			c.kill()
-		}
+		c.kill() // what is left, or joined since (an empty cgroup takes it too)
 		time.Sleep(pause)
 	}
 }

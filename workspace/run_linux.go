@@ -110,9 +110,7 @@ func startTracked(cmd *exec.Cmd, marker string) (*tracked, error) {
 		done: make(chan struct{}), seen: map[int]uint64{}, termed: map[int]uint64{},
 		cg: cg,
 	}
-	if p, ok := readStat(t.pid, make([]byte, 1024)); ok {
-		t.start = p.start
-	}
+	t.start = processStart(t.pid)
 	runs.own[t.pid] = true
 	runs.active[t] = t.start
 	go func() {
@@ -310,10 +308,16 @@ func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
 					t.reap(p)
 				}
 			default:
-				switch m := hasMarker(pid, t.marker); {
-				case m == marked, t.onlyOurs(p.start):
+				// The environment is read only when another going run
+				// could have started the process.
+				if t.onlyOurs(p.start) {
 					more = add(p) || more
-				case m == unknown:
+					break
+				}
+				switch hasMarker(pid, t.marker) {
+				case marked:
+					more = add(p) || more
+				case unknown:
 					unsure++
 				}
 			}

@@ -63,6 +63,7 @@ func TestTempName(t *testing.T) {
 	assert.Equal(t, start, got)
 	assert.True(t, makerAlive(pid, got))
 	assert.False(t, makerAlive(pid, got+1), "the same PID with another start is another process")
+	assert.True(t, makerAlive(pid, 0), "a maker that could not read its start keeps its file while its PID lives")
 }
 
 // deadProcess is the PID and start of a process that has ended (and been
@@ -70,7 +71,6 @@ func TestTempName(t *testing.T) {
 func deadProcess(t *testing.T) (int, uint64) {
 	t.Helper()
 	cmd := exec.Command("true")
-	cmd.SysProcAttr = nil
 	require.NoError(t, cmd.Start())
 	pid := cmd.Process.Pid
 	start := processStart(pid)
