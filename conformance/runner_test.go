@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -225,4 +226,29 @@ wait 300ms
 		_, err := parseClient([]byte(body))
 		assert.EqualError(t, err, want, body)
 	}
+}
+
+// TestAnsweredWaitFor: a "wait D" line waits until every request before it
+// is answered (notifications need no answer), and stops waiting when the
+// server's output ends first.
+func TestAnsweredWaitFor(t *testing.T) {
+	t.Parallel()
+	sent := []ClientMessage{{ID: []byte("1")}, {}, {ID: []byte(`"b"`)}}
+	a := newAnswered()
+	done := make(chan bool)
+	go func() { done <- a.waitFor(sent) }()
+	a.add([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	a.add([]byte(`{"jsonrpc":"2.0","method":"notifications/progress"}`))
+	select {
+	case <-done:
+		t.Fatal("waitFor returned before request \"b\" was answered")
+	case <-time.After(50 * time.Millisecond):
+	}
+	a.add([]byte(`{"jsonrpc":"2.0","id": "b","error":{}}`))
+	assert.True(t, <-done)
+
+	ended := newAnswered()
+	go func() { done <- ended.waitFor(sent) }()
+	ended.end()
+	assert.False(t, <-done, "the output ended before the answers")
 }
