@@ -45,16 +45,15 @@ func setProcessGroup(cmd *exec.Cmd) {
 }
 
 // runs is what the sweeps of every run share: the runs that are going
-// (started and not yet done with their processes), by the start time of
-// their command, and the PIDs of the commands the server started (not
-// orphans), until each is reaped. Held while a command starts, so that a
-// sweep never takes a command that has just started for an orphan, and
-// while a sweep looks at the server's children.
+// (started and not yet done with their processes), by their command's PID,
+// which is the server's own child and no orphan until it is reaped. Held
+// while a command starts, so that a sweep never takes a command that has
+// just started for an orphan, and while a sweep looks at the server's
+// children.
 var runs = struct {
 	sync.Mutex
-	active map[*tracked]uint64
-	own    map[int]bool
-}{active: map[*tracked]uint64{}, own: map[int]bool{}}
+	active map[int]*tracked
+}{active: map[int]*tracked{}}
 
 // tracked is a started command and the processes found to be its.
 type tracked struct {
@@ -111,8 +110,7 @@ func startTracked(cmd *exec.Cmd, marker string) (*tracked, error) {
 		cg: cg,
 	}
 	t.start = processStart(t.pid)
-	runs.own[t.pid] = true
-	runs.active[t] = t.start
+	runs.active[t.pid] = t
 	go func() {
 		// Wait for the exit without reaping: until wait reaps it, the
 		// command's PID, and so its process group's ID, cannot be reused,
@@ -133,8 +131,8 @@ func startTracked(cmd *exec.Cmd, marker string) (*tracked, error) {
 // a process that started at start: none began before it. Called with runs
 // held.
 func (t *tracked) onlyOurs(start uint64) bool {
-	for o, s := range runs.active {
-		if o != t && s <= start {
+	for _, o := range runs.active {
+		if o != t && o.start <= start {
 			return false
 		}
 	}
@@ -151,8 +149,7 @@ func (t *tracked) exited() <-chan struct{} { return t.done }
 func (t *tracked) wait() *int64 {
 	runs.Lock()
 	t.cmd.Wait()
-	delete(runs.own, t.pid)
-	delete(runs.active, t)
+	delete(runs.active, t.pid)
 	runs.Unlock()
 	v := newProcView()
 	for pid, start := range t.seen {
@@ -290,7 +287,7 @@ func (t *tracked) sweep(sig unix.Signal) (running, unsure int) {
 	for more := true; more; {
 		more = false
 		for _, pid := range v.children(t.self) {
-			if _, ok := found[pid]; ok || checked[pid] || runs.own[pid] {
+			if _, ok := found[pid]; ok || checked[pid] || runs.active[pid] != nil {
 				continue
 			}
 			checked[pid] = true
